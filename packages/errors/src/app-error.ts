@@ -1,0 +1,74 @@
+import { AUTH_ERRORS, type AuthErrorName } from './auth.js';
+import { reasonPhrase, type ExtraFieldTypes, type ErrorDefinition } from './catalogue.js';
+
+type ExtrasList<N extends AuthErrorName> = (typeof AUTH_ERRORS)[N] extends { extras: readonly (infer E)[] } ? E : never;
+
+/** The extra fields error `N` may carry, typed. */
+export type ExtrasOf<N extends AuthErrorName> = [ExtrasList<N>] extends [never]
+  ? Record<string, never>
+  : Partial<Pick<ExtraFieldTypes, Extract<ExtrasList<N>, keyof ExtraFieldTypes>>>;
+
+/** The JSON body of every error the auth server answers with. */
+export interface ErrorBody {
+  code: number;
+  errno: number;
+  error: string;
+  message: string;
+  info: string;
+  [extra: string]: unknown;
+}
+
+/**
+ * An error from the catalogue, thrown by name: `throw appError('ACCOUNT_UNKNOWN', { email })`.
+ * The HTTP layer turns it into the body above; nothing else about the failure leaves the server.
+ */
+export class AppError<N extends AuthErrorName = AuthErrorName> extends Error {
+  readonly errorName: N;
+  readonly errno: number;
+  readonly status: number;
+  readonly error: string;
+  readonly extras: ExtrasOf<N>;
+  /** Response headers this error sets (e.g. Retry-After). */
+  readonly headers: Record<string, string>;
+
+  constructor(name: N, extras: ExtrasOf<N>, message?: string) {
+    const def: ErrorDefinition = AUTH_ERRORS[name];
+    super(message ?? def.message);
+    this.name = 'AppError';
+    this.errorName = name;
+    this.errno = def.errno;
+    this.status = def.status;
+    this.error = def.error ?? reasonPhrase(def.status);
+    this.extras = extras;
+    this.headers = {};
+    const retryAfter = (extras as { retryAfter?: number }).retryAfter;
+    // protocol.md: retryAfter is in seconds, in the body and in the Retry-After header alike.
+    if (typeof retryAfter === 'number') this.headers['retry-after'] = String(Math.max(0, Math.ceil(retryAfter)));
+  }
+
+  toBody(info: string): ErrorBody {
+    const body: ErrorBody = { code: this.status, errno: this.errno, error: this.error, message: this.message, info };
+    for (const [key, value] of Object.entries(this.extras)) if (value !== undefined) body[key] = value;
+    return body;
+  }
+}
+
+/** Builds a catalogue error by name. Optional `message` refines the catalogue text (never hides it). */
+export function appError<N extends AuthErrorName>(name: N, ...args: [ExtrasOf<N>?, string?]): AppError<N> {
+  return new AppError(name, (args[0] ?? {}) as ExtrasOf<N>, args[1]);
+}
+
+export function isAppError(value: unknown, name?: AuthErrorName): value is AppError {
+  return value instanceof AppError && (name === undefined || value.errorName === name);
+}
+
+/** Finds the catalogue name of an error body (errno 999 is told apart by status). */
+export function authErrorName(errno: number, status: number): AuthErrorName | undefined {
+  let generic: AuthErrorName | undefined;
+  for (const [name, def] of Object.entries(AUTH_ERRORS) as [AuthErrorName, ErrorDefinition][]) {
+    if (def.errno !== errno) continue;
+    if (def.status === status) return name;
+    generic ??= name;
+  }
+  return generic;
+}

@@ -1,0 +1,111 @@
+// The Tessera developer portal. Every behaviour the issue lists comes from Docusaurus itself or from
+// the two local plugins (src/plugins/openapi: the /api page; src/plugins/search: the offline index and
+// the search UI) — nothing here re-implements what the framework already gives.
+import { themes as prismThemes } from 'prism-react-renderer';
+import { algoliaFromEnv, openApiPathFromEnv, siteUrlFromEnv, repoUrlFromEnv } from './site-env.js';
+
+const algolia = algoliaFromEnv(process.env);
+const repoUrl = repoUrlFromEnv(process.env);
+
+/** @type {import('@docusaurus/types').Config} */
+const config = {
+  title: 'Tessera Ecosystem Platform',
+  tagline: 'Documentation for accounts, Sync and more',
+  favicon: 'img/favicon.svg',
+  url: siteUrlFromEnv(process.env),
+  baseUrl: '/ecosystem-platform/',
+  trailingSlash: false,
+  // Broken links warn (a page may link ahead to one a later issue writes); broken images fail.
+  onBrokenLinks: 'warn',
+  onBrokenAnchors: 'warn',
+  markdown: {
+    mermaid: true,
+    hooks: { onBrokenMarkdownLinks: 'warn', onBrokenMarkdownImages: 'throw' },
+  },
+  i18n: { defaultLocale: 'en', locales: ['en'] },
+  // The banner that explains a wrong baseUrl stays on (it is Docusaurus' default; stated for clarity).
+  baseUrlIssueBanner: true,
+  future: { v4: { removeLegacyPostBuildHeadAttribute: true } },
+  presets: [
+    [
+      'classic',
+      /** @type {import('@docusaurus/preset-classic').Options} */
+      ({
+        docs: {
+          routeBasePath: '/',
+          sidebarPath: './sidebars.js',
+          editUrl: `${repoUrl}/edit/main/apps/portal/`,
+          lastVersion: 'current',
+          versions: { current: { label: 'Next' } },
+          showLastUpdateTime: false,
+        },
+        blog: false,
+        pages: false,
+        theme: { customCss: './src/css/custom.css' },
+        sitemap: false,
+      }),
+    ],
+  ],
+  themes: [
+    '@docusaurus/theme-mermaid',
+    ...(algolia ? ['@docusaurus/theme-search-algolia'] : []),
+  ],
+  plugins: [
+    ['./src/plugins/openapi/index.js', { specPath: openApiPathFromEnv(process.env) }],
+    ['./src/plugins/search/index.js', { algolia }],
+  ],
+  themeConfig:
+    /** @type {import('@docusaurus/preset-classic').ThemeConfig} */
+    ({
+      colorMode: { defaultMode: 'light', disableSwitch: false, respectPrefersColorScheme: true },
+      docs: { sidebar: { hideable: true, autoCollapseCategories: false } },
+      tableOfContents: { minHeadingLevel: 2, maxHeadingLevel: 3 },
+      announcementBar: {
+        id: 'tessera-early-2026',
+        content: 'Tessera is under active development: pages marked “not built yet” describe what is coming.',
+        isCloseable: true,
+      },
+      navbar: {
+        title: 'Tessera Ecosystem Platform',
+        logo: { alt: 'Tessera', src: 'img/logo.svg', width: 32, height: 32 },
+        hideOnScroll: false,
+        items: [
+          { type: 'doc', docId: 'intro', label: 'Docs', position: 'left' },
+          { type: 'doc', docId: 'relying-parties/tutorials/integration-with-fxa', label: 'Relying parties', position: 'left' },
+          { to: '/api', label: 'API', position: 'left' },
+          { type: 'search', position: 'right' },
+          { href: repoUrl, label: 'Source', position: 'right', 'aria-label': 'Source repository' },
+        ],
+      },
+      footer: {
+        style: 'dark',
+        links: [
+          {
+            title: 'Documentation',
+            items: [
+              { label: 'Development setup', to: '/tutorials/development-setup' },
+              { label: 'onepw protocol', to: '/explanation/onepw-protocol' },
+              { label: 'API reference', to: '/api' },
+            ],
+          },
+          {
+            title: 'Project',
+            items: [
+              { label: 'Source repository', href: repoUrl },
+              { label: 'Development process', to: '/reference/team-processes/development-process' },
+            ],
+          },
+        ],
+        copyright: 'Tessera — an open account and identity platform. Content licensed MPL-2.0.',
+      },
+      prism: {
+        theme: prismThemes.github,
+        darkTheme: prismThemes.dracula,
+        additionalLanguages: ['bash', 'json'],
+      },
+      mermaid: { theme: { light: 'neutral', dark: 'dark' } },
+      ...(algolia ? { algolia: { ...algolia, contextualSearch: false, searchPagePath: 'search' } } : {}),
+    }),
+};
+
+export default config;

@@ -1,0 +1,77 @@
+// The /search page for both backends: the offline index by default, Algolia when it was configured
+// at build time. Unlike a page that waits forever, a backend that cannot be reached is reported.
+import React, { useEffect, useState } from 'react';
+import Layout from '@theme/Layout';
+import Heading from '@theme/Heading';
+import Link from '@docusaurus/Link';
+import useBaseUrl from '@docusaurus/useBaseUrl';
+import { usePluginData } from '@docusaurus/useGlobalData';
+import { useSearchQueryString } from '@docusaurus/theme-common';
+import { searchAlgolia, searchLocal } from '@site/src/plugins/search/client/search.js';
+import styles from './styles.module.css';
+
+export default function SearchPage() {
+  const { algolia, indexFile } = usePluginData('tessera-search');
+  const indexUrl = useBaseUrl(`/${indexFile}`);
+  const [query, setQuery] = useSearchQueryString();
+  const [state, setState] = useState({ status: 'idle', results: [] });
+
+  useEffect(() => {
+    let live = true;
+    if (!query.trim()) {
+      setState({ status: 'idle', results: [] });
+      return undefined;
+    }
+    setState((s) => ({ ...s, status: 'loading' }));
+    const run = algolia ? searchAlgolia(algolia, query, 30) : searchLocal(indexUrl, query, 50);
+    run.then(
+      (results) => live && setState({ status: 'done', results }),
+      () => live && setState({ status: 'error', results: [] }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [query, algolia, indexUrl]);
+
+  const title = query ? `Search results for "${query}"` : 'Search the documentation';
+  return (
+    <Layout title={title} description="Search the Tessera documentation">
+      <main className={`container margin-vert--lg ${styles.page}`}>
+        <Heading as="h1">{title}</Heading>
+        <form role="search" onSubmit={(e) => e.preventDefault()}>
+          <input
+            className={styles.input}
+            type="search"
+            name="q"
+            aria-label="Search"
+            placeholder="Type your search here"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            autoComplete="off"
+          />
+        </form>
+        <div aria-live="polite" className={styles.status}>
+          {state.status === 'loading' ? <p>Loading…</p> : null}
+          {state.status === 'error' ? (
+            <div className={styles.error} role="alert">
+              <p className={styles.errorTitle}>Unable to fetch results</p>
+              <p>You might want to check your network connection.</p>
+            </div>
+          ) : null}
+          {state.status === 'done' ? (
+            <p>{state.results.length === 1 ? 'One document found' : `${state.results.length} documents found`}</p>
+          ) : null}
+        </div>
+        {state.results.map((r) => (
+          <article key={r.url} className={styles.result}>
+            <Heading as="h2" className={styles.resultTitle}>
+              <Link to={r.url}>{r.heading || r.title}</Link>
+            </Heading>
+            {r.heading ? <p className={styles.breadcrumb}>{r.title}</p> : null}
+            <p>{r.excerpt}</p>
+          </article>
+        ))}
+      </main>
+    </Layout>
+  );
+}

@@ -31,14 +31,17 @@ export class AppError<N extends AuthErrorName = AuthErrorName> extends Error {
   /** Response headers this error sets (e.g. Retry-After). */
   readonly headers: Record<string, string>;
 
-  constructor(name: N, extras: ExtrasOf<N>, message?: string) {
+  constructor(name: N, extras: ExtrasOf<N>, message?: string, status?: number) {
     const def: ErrorDefinition = AUTH_ERRORS[name];
     super(message ?? def.message);
+    if (status !== undefined && status !== def.status && !def.otherStatuses?.includes(status)) {
+      throw new TypeError(`${name} is not sent with status ${status}`);
+    }
     this.name = 'AppError';
     this.errorName = name;
     this.errno = def.errno;
-    this.status = def.status;
-    this.error = def.error ?? reasonPhrase(def.status);
+    this.status = status ?? def.status;
+    this.error = def.error ?? reasonPhrase(this.status);
     this.extras = extras;
     this.headers = {};
     const retryAfter = (extras as { retryAfter?: number }).retryAfter;
@@ -54,8 +57,8 @@ export class AppError<N extends AuthErrorName = AuthErrorName> extends Error {
 }
 
 /** Builds a catalogue error by name. Optional `message` refines the catalogue text (never hides it). */
-export function appError<N extends AuthErrorName>(name: N, ...args: [ExtrasOf<N>?, string?]): AppError<N> {
-  return new AppError(name, (args[0] ?? {}) as ExtrasOf<N>, args[1]);
+export function appError<N extends AuthErrorName>(name: N, ...args: [ExtrasOf<N>?, string?, number?]): AppError<N> {
+  return new AppError(name, (args[0] ?? {}) as ExtrasOf<N>, args[1], args[2]);
 }
 
 export function isAppError(value: unknown, name?: AuthErrorName): value is AppError {
@@ -67,7 +70,7 @@ export function authErrorName(errno: number, status: number): AuthErrorName | un
   let generic: AuthErrorName | undefined;
   for (const [name, def] of Object.entries(AUTH_ERRORS) as [AuthErrorName, ErrorDefinition][]) {
     if (def.errno !== errno) continue;
-    if (def.status === status) return name;
+    if (def.status === status || def.otherStatuses?.includes(status)) return name;
     generic ??= name;
   }
   return generic;

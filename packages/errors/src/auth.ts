@@ -190,8 +190,8 @@ export const AUTH_ERRORS = {
     description: 'The address is not on this account.',
   },
   FAILED_TO_SEND_EMAIL: {
-    errno: 151, status: 422, message: 'Failed to send email',
-    description: 'The mail server refused or could not be reached. Nothing was changed; retry later.',
+    errno: 151, status: 422, otherStatuses: [500], message: 'Failed to send email',
+    description: '422: the mail server refused the message or the address; 500: the mail server could not be reached. Nothing was changed; retry later.',
   },
   INVALID_TOKEN_VERIFICATION_CODE: {
     errno: 152, status: 400, message: 'Invalid token confirmation code',

@@ -59,6 +59,8 @@ export interface ErrorDefinition {
   message: string;
   /** The HTTP reason phrase; defaults to the standard phrase of `status`. */
   error?: string;
+  /** Other statuses this error may be sent with, chosen where it is thrown (e.g. 151: 422 or 500). */
+  otherStatuses?: readonly number[];
   /** Extra fields this error carries in its body. */
   extras?: readonly ExtraField[];
   /** One sentence for the error reference page: when it happens and what to do. */
@@ -97,7 +99,9 @@ export function catalogueProblems(catalogue: Catalogue): string[] {
   for (const [name, def] of Object.entries(catalogue)) {
     if (!/^[A-Z][A-Z0-9_]*$/.test(name)) problems.push(`${name}: names are UPPER_SNAKE_CASE`);
     if (!Number.isInteger(def.errno) || def.errno <= 0) problems.push(`${name}: errno must be a positive integer`);
-    if (!REASON_PHRASES[def.status]) problems.push(`${name}: status ${def.status} has no reason phrase`);
+    for (const status of [def.status, ...(def.otherStatuses ?? [])]) {
+      if (!REASON_PHRASES[status]) problems.push(`${name}: status ${status} has no reason phrase`);
+    }
     if (!def.message.trim()) problems.push(`${name}: empty message`);
     if (def.errno !== GENERIC_ERRNO) {
       const other = byErrno.get(def.errno);

@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import { ScryptPool } from './crypto/scrypt-pool.js';
+import { AccountsService } from './domains/accounts/service.js';
+import { accountRoutes } from './domains/accounts/routes.js';
+import { AccountSetupService } from './domains/accounts/setup.js';
+import { Confirmations } from './domains/emails/service.js';
+import { emailRoutes } from './domains/emails/routes.js';
+import { bounceLog } from './domains/emails/store.js';
+import { keyRoutes } from './domains/keys/routes.js';
+import { loadSigningKey, type SigningKey } from './domains/keys/service.js';
+import { miscRoutes } from './domains/misc/routes.js';
+import { passwordRoutes } from './domains/passwords/routes.js';
+import { PasswordsService } from './domains/passwords/service.js';
+import { pageRoutes } from './domains/pages/routes.js';
+import { SessionsService } from './domains/sessions/service.js';
+import { sessionRoutes } from './domains/sessions/routes.js';
+import { buildStrategies } from './http/strategies.js';
+import { installAuth } from './http/auth.js';
+import { installJsonParser } from './http/body.js';
+import { installErrorHandling } from './http/errors.js';
+import { NonceCache } from './http/hawk.js';
+import { installOpenApi } from './http/openapi.js';
+import { installValidators } from './http/validation.js';
+import { installPortal } from './http/portal.js';
+import { Mailer } from './senders/mail/mailer.js';
+import { OutboxSender, SmtpSender, type MailSender } from './senders/mail/sender.js';
+import type { Storage } from './storage/db.js';
+
+export interface AppOptions {
+  config: Config;
+  /** Opened and migrated. */
+  storage: Storage;
+  clock?: Clock;
+  /** Overrides the sender chosen from SMTP_URL (tests pass an SMTP sender for their own server). */
+  mailSender?: MailSender;
+  signingKey?: SigningKey;
+  logger?: FastifyBaseLogger | boolean;
+}
+
+export interface App {
+  server: FastifyInstance;
+  /** Stops the server and releases workers and connections it opened (not the storage). */
+  close(): Promise<void>;
+}
+
+/** The composition root: every dependency is built here, once, and handed down explicitly. */
+export async function createApp(options: AppOptions): Promise<App> {
+  const { config, storage } = options;
+  const clock = options.clock ?? systemClock;
+  const { db } = storage;
+  const server = Fastify({
+    logger: options.logger === undefined
+      ? { level: config.server.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] }
+      : (options.logger as never),
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.server.bodyLimit,
+    trustProxy: config.server.trustProxy,
+    genReqId: () => randomUUID(),
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    ajv: { customOptions: { strict: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const publicUrl = new URL(config.server.publicUrl);
+  const production = config.server.nodeEnv === 'production';
+  const signingKey = options.signingKey ?? loadSigningKey({
+    file: config.server.signingKeyFile, devFile: join(config.server.dataDir, 'signing-key.pem'), production,
+  });
+  const scrypt = new ScryptPool({ workers: config.server.scryptWorkers, maxPending: config.server.scryptMaxPending });
+  const sender = options.mailSender ?? (config.mail.smtpUrl
+    ? new SmtpSender(config.mail.smtpUrl, config.mail.from)
+    : new OutboxSender(join(config.server.dataDir, 'outbox'), config.mail.from, server.log, !production));
+  const mailer = new Mailer({ sender, bounces: bounceLog(db), clock, log: server.log, softBounceMs: 5 * 60_000 });
+  const contentUrl = config.mail.contentUrl || config.server.publicUrl;
+  const link = (path: string) => (params: Record<string, string | undefined>) => {
+    const url = new URL(path, contentUrl);
+    for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+    return url.toString();
+  };
+
+  const confirmations = new Confirmations({
+    db, clock, mailer, secret: config.server.authSecret,
+    codeLifetimeMs: config.signin.codeLifetimeSeconds * 1000, codeTries: config.signin.codeTries,
+    verifyLink: link('/verify_email'),
+  });
+  const sessions = new SessionsService({ db, clock, idleLifetimeMs: config.tokens.sessionWithoutDeviceLifetime * 1000 });
+  const accounts = new AccountsService({
+    db, clock, scrypt, confirmations,
+    signin: {
+      confirmationEnabled: config.signin.confirmationEnabled,
+      skipForNewAccountsMs: config.signin.skipForNewAccountsSeconds * 1000,
+      forcedEmail: config.signin.forcedEmailPattern ? new RegExp(config.signin.forcedEmailPattern, 'i') : null,
+    },
+  });
+  const setup = new AccountSetupService({
+    db, clock, scrypt, confirmations, secret: config.server.authSecret, issuer: config.server.publicUrl,
+    accessTokenTtlMs: 86_400_000, setupTokenTtlMs: 30 * 86_400_000,
+  });
+  const passwords = new PasswordsService({
+    db, clock, scrypt, mailer, accounts,
+    tokens: config.tokens, secret: config.server.authSecret,
+    resetLink: link('/complete_reset_password'),
+  });
+
+  installJsonParser(server);
+  installValidators(server);
+  installErrorHandling(server, { infoUrl: new URL('/ecosystem-platform/reference/api-errors', config.server.publicUrl).toString() });
+  installAuth(server, {
+    strategies: buildStrategies({ db, sessions, tokens: config.tokens }),
+    hawk: { host: publicUrl.hostname, port: Number(publicUrl.port || (publicUrl.protocol === 'https:' ? 443 : 80)), skewSeconds: config.server.hawkSkewSeconds },
+    nonces: new NonceCache(config.server.hawkNonceCacheSize),
+    clock,
+  });
+  await installOpenApi(server);
+
+  server.addHook('onSend', async (request, reply) => {
+    // protocol.md §0: successful responses carry the server time so clients can correct skew.
+    reply.header('timestamp', String(Math.floor(clock.now() / 1000)));
+    if (request.url.startsWith('/v1/')) {
+      reply.header('cache-control', reply.getHeader('cache-control') ?? 'no-store');
+      reply.header('x-content-type-options', 'nosniff');
+    }
+  });
+  server.addHook('onResponse', async (request, reply) => {
+    // One line per request, without query strings: they can hold codes and tokens.
+    request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+
+  await server.register(async (v1) => {
+    await v1.register(accountRoutes, { accounts, setup });
+    await v1.register(sessionRoutes, { sessions, accounts, confirmations });
+    await v1.register(emailRoutes, { confirmations });
+    await v1.register(passwordRoutes, { passwords });
+    await v1.register(miscRoutes);
+  }, { prefix: '/v1' });
+  await server.register(keyRoutes, { key: signingKey });
+  const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
+    .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);
+  await server.register(pageRoutes, { confirmations, allowedOrigins });
+  await installPortal(server, config.server.portalDir);
+
+  server.get('/v1/openapi.json', { schema: { hide: true } }, async () => server.swagger());
+
+  await server.ready();
+  return {
+    server,
+    async close() {
+      await server.close();
+      await scrypt.close();
+      await sender.close();
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { availableParallelism } from 'node:os';
+import { bool, defineConfig, int, oneOf, readConfig, str, url, type ConfigSlice, type ConfigValues, type Env } from './config-schema.js';
+import { tokenConfig } from './domains/tokens/config.js';
+import { mailConfig } from './senders/mail/config.js';
+import { signinConfig } from './domains/sessions/config.js';
+
+/** Process-wide settings: where to listen, what to store in, how to log. */
+export const serverConfig = defineConfig({
+  nodeEnv: {
+    env: 'NODE_ENV', default: 'development', parse: oneOf('development', 'production', 'test'),
+    description: '`production` refuses to start without real secrets and hides development conveniences (codes in logs).',
+  },
+  port: { env: 'PORT', default: 9000, parse: int(0, 65535), description: 'TCP port the server listens on.' },
+  host: { env: 'HOST', default: '127.0.0.1', parse: str, description: 'Interface to bind; `0.0.0.0` to accept connections from other hosts.' },
+  publicUrl: {
+    env: 'PUBLIC_URL', parse: url, defaultText: 'http://localhost:$PORT',
+    default: (env: Env) => `http://localhost:${env.PORT || 9000}`,
+    description: 'The origin clients see. Hawk MACs are checked against its host and port; links in emails start with it.',
+  },
+  databaseUrl: {
+    env: 'DATABASE_URL', default: 'sqlite:data/tessera.sqlite', parse: str,
+    description: '`sqlite:<path>` (embedded default), `postgres://user@host:5432/db` or `mysql://user@host:3306/db`. Migrations run on start.',
+  },
+  databasePoolSize: { env: 'DATABASE_POOL_SIZE', default: 10, parse: int(1, 1000), description: 'Connections per instance for PostgreSQL and MySQL.' },
+  redisUrl: {
+    env: 'REDIS_URL', default: '', parse: str,
+    description: 'Redis for counters shared between instances (rate limits, nonce cache). Empty: kept in process.',
+  },
+  logLevel: {
+    env: 'LOG_LEVEL', default: 'info', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+    description: 'pino log level. Secrets, tokens and passwords are never logged at any level.',
+  },
+  dataDir: { env: 'DATA_DIR', default: 'data', parse: str, description: 'Where the embedded default keeps its files (outbox, development keys).' },
+  bodyLimit: { env: 'BODY_LIMIT_BYTES', default: 65536, parse: int(1024, 10_485_760), description: 'Largest accepted request body; larger ones get 413/113.' },
+  trustProxy: { env: 'TRUST_PROXY', default: false, parse: bool, description: 'Read the client address from X-Forwarded-For (set when behind a load balancer).' },
+  portalDir: {
+    env: 'PORTAL_DIR', default: 'apps/portal/build', parse: str,
+    description: 'The built developer portal, served at /ecosystem-platform/ when the folder exists.',
+  },
+  redirectAllowedOrigins: {
+    env: 'REDIRECT_ALLOWED_ORIGINS', default: '', parse: str,
+    description: 'Comma-separated origins (besides PUBLIC_URL and CONTENT_URL) that emailed links may send the user back to with redirectTo.',
+  },
+  authSecret: {
+    env: 'AUTH_SECRET', secret: true, parse: str, default: 'development-only-secret-do-not-use-in-production',
+    description: 'Key for the server\'s own HMACs and JWTs (account setup tokens, later MFA tokens). At least 32 random characters in production.',
+  },
+  signingKeyFile: {
+    env: 'SIGNING_KEY_FILE', parse: str, default: '', defaultText: '$DATA_DIR/signing-key.pem (generated in development)',
+    description: 'PEM RSA private key (2048+ bits) that signs JWTs and is published at /.well-known/public-keys. Required in production.',
+  },
+  hawkSkewSeconds: {
+    env: 'HAWK_TIMESTAMP_SKEW_SECONDS', default: 60, parse: int(1, 86400),
+    description: 'How far a Hawk `ts` may be from the server clock; outside it the answer is 401/111 with serverTime.',
+  },
+  hawkNonceCacheSize: {
+    env: 'HAWK_NONCE_CACHE_SIZE', default: 100_000, parse: int(100, 10_000_000),
+    description: 'Most Hawk nonces remembered at once (each for the skew window) to refuse replays with 401/115.',
+  },
+  scryptWorkers: {
+    env: 'SCRYPT_WORKERS', parse: int(1, 64), default: () => availableParallelism(), defaultText: 'number of CPUs',
+    description: 'Worker threads that run the password scrypt (64 MiB and ~135 ms each), off the event loop and off libuv\'s pool.',
+  },
+  scryptMaxPending: {
+    env: 'SCRYPT_MAX_PENDING', default: 32, parse: int(1, 100_000),
+    description: 'Password stretches allowed to wait for a worker; beyond it requests get 503/201 with retryAfter at once.',
+  },
+});
+
+export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
+
+export type Config = {
+  [K in keyof typeof CONFIG_SLICES]: ConfigValues<(typeof CONFIG_SLICES)[K]>;
+};
+
+export function loadConfig(env: Env = process.env): Config {
+  return {
+    server: readConfig(serverConfig, env),
+    tokens: readConfig(tokenConfig, env),
+    signin: readConfig(signinConfig, env),
+    mail: readConfig(mailConfig, env),
+  };
+}

@@ -1,0 +1,255 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { appError } from '@tessera/errors';
+import { contextOf } from '../../http/context.js';
+import { credentialsOf } from '../../http/auth.js';
+import { responses } from '../../http/responses.js';
+import {
+  authPW, body, clientSalt, email, hex, keysQuery, metricsContext, reason, redirectTo, resume, service, uid,
+  unblockCode, verificationMethod, wrapKb,
+} from '../../http/schemas.js';
+import type { AccessToken } from '../oauth/store.js';
+import type { SessionWithAccount } from '../sessions/store.js';
+import type { KeyFetchToken } from '../tokens/store.js';
+import type { AccountsService } from './service.js';
+import type { AccountSetupService } from './setup.js';
+
+const TAG = 'Account';
+const hex64 = hex(64);
+const v2Fields = {
+  authPWVersion2: Type.Optional(hex(64, 'authPW from the v2 stretch; send with wrapKb, wrapKbVersion2 and clientSalt.')),
+  wrapKb: Type.Optional(wrapKb),
+  wrapKbVersion2: Type.Optional(hex(64, 'kB XOR the v2 unwrapBKey.')),
+  clientSalt: Type.Optional(clientSalt),
+};
+
+const SigninState = {
+  verificationMethod: Type.Optional(Type.String({ description: 'How the pending confirmation is delivered (email, email-otp, …).' })),
+  verificationReason: Type.Optional(Type.String({ description: 'Why confirmation is pending: signup, login or change_password.' })),
+  emailVerified: Type.Boolean(),
+  sessionVerified: Type.Boolean(),
+  verified: Type.Boolean({ description: 'emailVerified and sessionVerified (kept for older clients).' }),
+};
+
+export const LoginBody = body({
+  email: email(),
+  authPW,
+  service: Type.Optional(service),
+  redirectTo: Type.Optional(redirectTo),
+  resume: Type.Optional(resume),
+  reason: Type.Optional(reason),
+  unblockCode: Type.Optional(unblockCode),
+  metricsContext: Type.Optional(metricsContext),
+  originalLoginEmail: Type.Optional(email('The address the user typed, when the client signs in with another.')),
+  verificationMethod: Type.Optional(verificationMethod),
+});
+
+export const LoginQuery = Type.Object({
+  keys: Type.Optional(keysQuery),
+  service: Type.Optional(service),
+  verificationMethod: Type.Optional(verificationMethod),
+});
+
+const KeyTokens = {
+  keyFetchToken: Type.Optional(hex64),
+  keyFetchTokenVersion2: Type.Optional(hex64),
+};
+
+export interface AccountRoutesDeps {
+  accounts: AccountsService;
+  setup: AccountSetupService;
+}
+
+export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async (app, { accounts, setup }) => {
+  app.post('/account/create', {
+    config: { auth: 'none' },
+    schema: {
+      tags: [TAG], summary: 'Create an account',
+      description: 'Creates an account, its first (unconfirmed) session and, with `?keys=true`, key fetch tokens. Sends the confirmation email: a link by default, a 6-digit code with `verificationMethod: email-otp`. The version-2 fields (authPWVersion2, wrapKb, wrapKbVersion2, clientSalt) go together.',
+      querystring: Type.Object({ keys: Type.Optional(keysQuery), service: Type.Optional(service) }),
+      body: body({
+        email: email(), authPW, ...v2Fields,
+        service: Type.Optional(service), redirectTo: Type.Optional(redirectTo), resume: Type.Optional(resume),
+        metricsContext: Type.Optional(metricsContext), style: Type.Optional(Type.Literal('trailhead')),
+        verificationMethod: Type.Optional(verificationMethod),
+      }),
+      response: responses(Type.Object({
+        uid, sessionToken: hex64, ...KeyTokens,
+        authAt: Type.Integer({ description: 'Seconds since the epoch.' }),
+        verificationMethod: Type.Optional(Type.String()),
+      }), ['ACCOUNT_EXISTS', 'EMAIL_EXISTS', 'VERIFIED_SECONDARY_EMAIL_EXISTS', 'TOTP_REQUIRED', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT', 'SERVER_BUSY']),
+    },
+  }, async (req) => accounts.create({ ...req.body, service: req.body.service ?? req.query.service, keys: req.query.keys === true }, contextOf(req)));
+
+  app.post('/account/login', {
+    config: { auth: 'none' },
+    schema: {
+      tags: [TAG], summary: 'Sign in',
+      description: 'Checks authPW and creates a session. The session starts unconfirmed unless the sign-in needs no confirmation; the confirmation email goes out as a link or, with `verificationMethod` email-otp / email-2fa, as a 6-digit code. A v2 authPW returns `keyFetchTokenVersion2`.',
+      querystring: LoginQuery,
+      body: LoginBody,
+      response: responses(Type.Object({
+        uid, sessionToken: hex64, ...KeyTokens, ...SigninState,
+        authAt: Type.Integer(), metricsEnabled: Type.Boolean(),
+      }), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'LOGIN_WITH_SECONDARY_EMAIL', 'LOGIN_WITH_INVALID_EMAIL', 'UNABLE_TO_LOGIN_NO_PASSWORD_SET', 'TOTP_REQUIRED', 'FAILED_TO_SEND_EMAIL', 'SERVER_BUSY']),
+    },
+  }, async (req) => accounts.login({
+    ...req.body,
+    service: req.body.service ?? req.query.service,
+    verificationMethod: req.body.verificationMethod ?? req.query.verificationMethod,
+    keys: req.query.keys === true,
+  }, contextOf(req)));
+
+  app.get('/account/keys', {
+    config: { auth: 'keyFetchToken' },
+    schema: {
+      tags: [TAG], summary: 'Fetch the key bundle',
+      description: 'Returns kA and wrapKb encrypted under the keyFetchToken (192 hex: 64 bytes ciphertext, 32 bytes HMAC) and spends the token. Before the account and the session are confirmed it answers 104 and keeps the token.',
+      response: responses(Type.Object({ bundle: Type.String({ pattern: '^[0-9a-f]{192}$' }) }), ['ACCOUNT_UNVERIFIED'], { input: false, auth: true }),
+    },
+  }, async (req) => accounts.keys(credentialsOf<KeyFetchToken>(req)));
+
+  app.get('/account/status', {
+    config: { auth: { strategies: ['sessionToken'], optional: true } },
+    schema: {
+      tags: [TAG], summary: 'Does an account exist (by session or uid)',
+      description: 'With a session: that account\'s status. Without one, `?uid=` says whether the account exists.',
+      querystring: Type.Object({ uid: Type.Optional(uid) }),
+      response: responses(Type.Object({
+        exists: Type.Boolean(), locale: Type.Optional(Type.Union([Type.String(), Type.Null()])), hasPassword: Type.Optional(Type.Boolean()),
+      }), [], { auth: true }),
+    },
+  }, async (req) => {
+    if (req.auth) {
+      const s = credentialsOf<SessionWithAccount>(req);
+      return { exists: true, locale: s.account.locale, hasPassword: s.account.verifierSetAt > 0 };
+    }
+    if (!req.query.uid) throw appError('MISSING_PARAMETER', { param: 'uid' }, 'Missing parameter in request query: uid (or authenticate with a session)');
+    return accounts.statusByUid(req.query.uid);
+  });
+
+  app.post('/account/status', {
+    config: { auth: 'none' },
+    schema: {
+      tags: [TAG], summary: 'Does an account exist (by email)',
+      description: 'Whether the address is the primary address of an account. With `thirdPartyAuthStatus: true` it also says whether the account has a password, a linked account or a passkey.',
+      body: body({
+        email: email(),
+        thirdPartyAuthStatus: Type.Optional(Type.Boolean({ default: false })),
+        clientId: Type.Optional(hex(16)),
+        service: Type.Optional(service),
+        metricsContext: Type.Optional(metricsContext),
+      }),
+      response: responses(Type.Object({
+        exists: Type.Boolean(), hasLinkedAccount: Type.Optional(Type.Boolean()), hasPassword: Type.Optional(Type.Boolean()), hasPasskey: Type.Optional(Type.Boolean()),
+      }), []),
+    },
+  }, async (req) => accounts.statusByEmail(req.body.email, req.body.thirdPartyAuthStatus === true));
+
+  app.post('/account/credentials/status', {
+    config: { auth: 'none' },
+    schema: {
+      tags: [TAG], summary: 'Which key stretching the account uses',
+      description: '`currentVersion` is v2 when the account has a clientSalt (then PBKDF2 650,000 rounds over it); `upgradeNeeded` when it has no v2 verifier yet.',
+      body: body({ email: email() }),
+      response: responses(Type.Object({
+        currentVersion: Type.Union([Type.Literal('v1'), Type.Literal('v2')]), clientSalt: Type.Optional(Type.String()), upgradeNeeded: Type.Boolean(),
+      }), ['ACCOUNT_UNKNOWN', 'LOGIN_WITH_SECONDARY_EMAIL', 'UNABLE_TO_LOGIN_NO_PASSWORD_SET']),
+    },
+  }, async (req) => accounts.credentialsStatus(req.body.email));
+
+  app.post('/account/destroy', {
+    config: { auth: 'sessionTokenVerified' },
+    schema: {
+      tags: [TAG], summary: 'Delete the account',
+      description: 'Deletes the account and everything attached to it, after checking the password again. Needs a confirmed session.',
+      body: body({ email: email(), authPW }),
+      response: responses(Type.Object({}), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'SESSION_UNVERIFIED', 'SERVER_BUSY'], { auth: true }),
+    },
+  }, async (req) => {
+    await accounts.destroy(credentialsOf<SessionWithAccount>(req), req.body.email, req.body.authPW);
+    return {};
+  });
+
+  app.get('/account', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: [TAG], summary: 'The account, for a settings page',
+      response: responses(Type.Object({
+        uid, email: Type.String(),
+        emails: Type.Array(Type.Object({ email: Type.String(), verified: Type.Boolean(), isPrimary: Type.Boolean() })),
+        emailVerified: Type.Boolean(),
+        createdAt: Type.Integer({ description: 'Milliseconds since the epoch.' }),
+        passwordCreatedAt: Type.Integer({ description: 'When the current password was set (ms); 0 without a password.' }),
+        hasPassword: Type.Boolean(),
+        locale: Type.Union([Type.String(), Type.Null()]),
+        metricsEnabled: Type.Boolean(),
+        keysChangedAt: Type.Integer(),
+        profileChangedAt: Type.Integer(),
+        passwordVersion: Type.Union([Type.Literal('v1'), Type.Literal('v2')]),
+      }), [], { input: false, auth: true }),
+    },
+  }, async (req) => accounts.summary(credentialsOf<SessionWithAccount>(req)));
+
+  app.get('/account/profile', {
+    config: { auth: ['sessionToken', 'oauthToken'] },
+    schema: {
+      tags: [TAG], summary: 'Profile data',
+      description: 'With a session: every field. With an OAuth access token: the fields its scopes allow (`profile` covers all; `profile:email`, `profile:locale`, `profile:amr`, `profile:account_disabled_at`, `profile:account_locked_at`).',
+      response: responses(Type.Object({
+        email: Type.Optional(Type.String()),
+        locale: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        authenticationMethods: Type.Optional(Type.Array(Type.String())),
+        authenticatorAssuranceLevel: Type.Optional(Type.Integer()),
+        accountDisabledAt: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+        accountLockedAt: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+        profileChangedAt: Type.Integer(),
+        metricsEnabled: Type.Optional(Type.Boolean()),
+        keysChangedAt: Type.Optional(Type.Integer()),
+      }), [], { input: false, auth: true }),
+    },
+  }, async (req) => {
+    if (req.auth?.strategy === 'oauthToken') {
+      const token = credentialsOf<AccessToken>(req);
+      return accounts.profile(token.uid, token.scope);
+    }
+    return accounts.profile(credentialsOf<SessionWithAccount>(req).uid, null);
+  });
+
+  app.post('/account/stub', {
+    config: { auth: 'none' },
+    schema: {
+      tags: [TAG], summary: 'Create an account without a password',
+      description: 'For relying parties that sign people up by email alone (e.g. a checkout). Returns an OAuth access token for the client (scopes profile:write and …/account/subscriptions) and, with `wantsSetupToken`, a setup token for `/account/finish_setup`.',
+      body: body({ email: email(), clientId: hex(16), metricsContext: Type.Optional(metricsContext), wantsSetupToken: Type.Optional(Type.Boolean()) }),
+      response: responses(Type.Object({ uid, access_token: hex64, setup_token: Type.Optional(Type.String()) }), ['ACCOUNT_EXISTS', 'UNKNOWN_CLIENT_ID']),
+    },
+  }, async (req) => setup.stub(req.body, contextOf(req)));
+
+  app.post('/account/set_password', {
+    config: { auth: 'oauthToken' },
+    schema: {
+      tags: [TAG], summary: 'Set the first password of a stub account',
+      description: 'With the stub\'s OAuth access token. Creates a session; `?sendVerifyEmail=true` (default) emails a 6-digit code to confirm the address.',
+      querystring: Type.Object({ sendVerifyEmail: Type.Optional(Type.Boolean({ default: true })) }),
+      body: body({ authPW, ...v2Fields, metricsContext: Type.Optional(metricsContext), service: Type.Optional(service) }),
+      response: responses(Type.Object({ uid, sessionToken: hex64 }), ['CANNOT_CREATE_PASSWORD', 'FAILED_TO_SEND_EMAIL', 'SERVER_BUSY'], { auth: true }),
+    },
+  }, async (req) => {
+    const token = credentialsOf<AccessToken>(req);
+    return setup.setPasswordWithToken(token.uid, { ...req.body, sendVerifyEmail: req.query.sendVerifyEmail !== false }, contextOf(req));
+  });
+
+  app.post('/account/finish_setup', {
+    config: { auth: 'none' },
+    schema: {
+      tags: [TAG], summary: 'Set the first password with an emailed setup token',
+      description: 'The setup token (a JWT from `/account/stub`) proves the address, so the account is confirmed and the new session is confirmed too.',
+      body: body({ token: Type.String({ minLength: 16, maxLength: 2048, pattern: '^[\\w-]+\\.[\\w-]+\\.[\\w-]+$' }), authPW, ...v2Fields }),
+      response: responses(Type.Object({ uid, sessionToken: hex64, verified: Type.Boolean() }), ['INVALID_TOKEN', 'SERVER_BUSY']),
+    },
+  }, async (req) => {
+    const { token, ...password } = req.body;
+    return setup.finishSetup(token, password, contextOf(req));
+  });
+};

@@ -1,0 +1,314 @@
+import { randomHex } from '@tessera/protocol';
+import { appError } from '@tessera/errors';
+import type { Kysely, Transaction } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { ScryptPool } from '../../crypto/scrypt-pool.js';
+import type { RequestContext } from '../../http/context.js';
+import { isUniqueViolation } from '../../storage/db.js';
+import type { Database } from '../../storage/schema.js';
+import { deliveryOf, type Confirmations, type FlowContext } from '../emails/service.js';
+import { createKeyFetchToken, createSession, verificationState } from '../sessions/service.js';
+import { deleteSession, setSessionAuthAt, type SessionWithAccount } from '../sessions/store.js';
+import { deleteKeyFetchToken, type KeyFetchToken } from '../tokens/store.js';
+import { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
+import {
+  deleteAccountRows, findAccount, findAccountByEmail, insertAccount, insertEmail, listEmails, normalizeEmail,
+  type Account,
+} from './store.js';
+
+export interface SigninPolicy {
+  confirmationEnabled: boolean;
+  skipForNewAccountsMs: number;
+  forcedEmail: RegExp | null;
+}
+
+export interface AccountsDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  scrypt: ScryptPool;
+  confirmations: Confirmations;
+  signin: SigninPolicy;
+}
+
+export interface CreateInput extends PasswordInput, FlowContext {
+  email: string;
+  keys: boolean;
+  verificationMethod?: string | undefined;
+}
+
+export interface LoginInput extends FlowContext {
+  email: string;
+  authPW: string;
+  keys: boolean;
+  verificationMethod?: string | undefined;
+}
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+export class AccountsService {
+  constructor(private readonly deps: AccountsDeps) {}
+
+  /**
+   * POST /account/create. One transaction writes account, email, session and key fetch tokens;
+   * if the confirmation email then cannot be sent, the account is removed again and the request
+   * fails with 151, so nothing half-made remains.
+   */
+  async create(input: CreateInput, ctx: RequestContext) {
+    const { db, clock, scrypt, confirmations } = this.deps;
+    checkPasswordInput(input);
+    if (input.verificationMethod === 'totp-2fa') throw appError('TOTP_REQUIRED');
+    await this.clearUnverifiedHolder(input.email);
+
+    const now = clock.now();
+    const uid = randomHex(16);
+    const emailCode = randomHex(16);
+    const password = await newPassword(scrypt, input);
+    const account: Account = {
+      uid, email: input.email, emailCode, emailVerified: false, kA: randomHex(32),
+      ...password.fields, verifierVersion: 1, verifierSetAt: now, createdAt: now,
+      locale: ctx.acceptLanguage, lockedAt: null, disabledAt: null, metricsOptOutAt: null,
+      profileChangedAt: now, keysChangedAt: now,
+    };
+
+    const result = await this.inTransaction(async (trx) => {
+      await insertAccount(trx, account);
+      await insertEmail(trx, {
+        email: input.email, normalizedEmail: normalizeEmail(input.email), uid, emailCode,
+        isVerified: false, isPrimary: true, verifiedAt: null, createdAt: now,
+      });
+      // onepw: the sign-up session waits on the emailCode, so confirming the address confirms it.
+      const { data, session } = await createSession(trx, {
+        uid, now, ctx, tokenVerificationId: emailCode, mustVerify: input.keys, reason: 'signup',
+      });
+      const keyFetchToken = input.keys
+        ? await createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKb, sessionTokenId: session.id, now })
+        : undefined;
+      const keyFetchTokenVersion2 = input.keys && password.wrapKbV2
+        ? await createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKbV2, sessionTokenId: session.id, now })
+        : undefined;
+      return { data, session, keyFetchToken, keyFetchTokenVersion2 };
+    });
+
+    try {
+      await confirmations.sendSignup(account, result.session, input.verificationMethod, input);
+    } catch (err) {
+      await db.transaction().execute((trx) => deleteAccountRows(trx, uid));
+      throw err;
+    }
+    return {
+      uid,
+      sessionToken: result.data,
+      ...(result.keyFetchToken ? { keyFetchToken: result.keyFetchToken } : {}),
+      ...(result.keyFetchTokenVersion2 ? { keyFetchTokenVersion2: result.keyFetchTokenVersion2 } : {}),
+      authAt: seconds(now),
+      verificationMethod: deliveryOf(input.verificationMethod) === 'code' ? (input.verificationMethod ?? 'email-otp') : 'email',
+    };
+  }
+
+  /** Runs a write transaction, answering a lost race on the email's unique key with 101. */
+  private async inTransaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    try {
+      return await this.deps.db.transaction().execute(fn);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw appError('ACCOUNT_EXISTS');
+      throw err;
+    }
+  }
+
+  /**
+   * An address belongs to one account. A verified owner makes sign-up fail with 101 (144 for a
+   * verified secondary address); an unverified sign-up that was never confirmed is replaced.
+   */
+  private async clearUnverifiedHolder(email: string): Promise<void> {
+    const { db } = this.deps;
+    const holder = await findAccountByEmail(db, email);
+    if (!holder) return;
+    if (!holder.emailRecord.isPrimary) {
+      if (holder.emailRecord.isVerified) throw appError('VERIFIED_SECONDARY_EMAIL_EXISTS');
+      throw appError('EMAIL_EXISTS');
+    }
+    if (holder.account.emailVerified || holder.account.verifierSetAt === 0) throw appError('ACCOUNT_EXISTS', { email: holder.account.email });
+    await db.transaction().execute((trx) => deleteAccountRows(trx, holder.account.uid));
+  }
+
+  /** Finds the account an address signs in to; secondary addresses cannot sign in (142). */
+  async accountForSignin(email: string): Promise<Account> {
+    const found = await findAccountByEmail(this.deps.db, email);
+    if (!found) throw appError('ACCOUNT_UNKNOWN', { email });
+    if (!found.emailRecord.isPrimary) throw appError('LOGIN_WITH_SECONDARY_EMAIL');
+    const account = found.account;
+    if (account.disabledAt) throw appError('LOGIN_WITH_INVALID_EMAIL');
+    if (account.verifierSetAt <= 0) throw appError('UNABLE_TO_LOGIN_NO_PASSWORD_SET');
+    return account;
+  }
+
+  /**
+   * Checks authPW against the account's verifiers. A miss by a client that salted v1 with another
+   * spelling of the address gets 120 with the stored spelling, so it can stretch again.
+   */
+  async checkPassword(account: Account, email: string, authPW: string) {
+    const match = await matchPassword(this.deps.scrypt, account, authPW.toLowerCase());
+    if (match) return match;
+    if (email !== account.email && normalizeEmail(email) === normalizeEmail(account.email)) {
+      throw appError('INCORRECT_EMAIL_CASE', { email: account.email });
+    }
+    throw appError('INCORRECT_PASSWORD', { email });
+  }
+
+  /** Whether a new sign-in must be confirmed by email (protocol.md §4.3). */
+  private needsConfirmation(account: Account, now: number): boolean {
+    const { signin } = this.deps;
+    if (!signin.confirmationEnabled) return false;
+    if (signin.forcedEmail?.test(account.email)) return true;
+    return !(signin.skipForNewAccountsMs > 0 && now - account.createdAt <= signin.skipForNewAccountsMs);
+  }
+
+  /** POST /account/login. */
+  async login(input: LoginInput, ctx: RequestContext) {
+    const { db, clock, confirmations } = this.deps;
+    const account = await this.accountForSignin(input.email);
+    if (input.verificationMethod === 'totp-2fa') throw appError('TOTP_REQUIRED');
+    const match = await this.checkPassword(account, input.email, input.authPW);
+    const now = clock.now();
+    const signup = !account.emailVerified;
+    const confirm = signup || this.needsConfirmation(account, now);
+    const tokenVerificationId = signup ? account.emailCode : confirm ? randomHex(16) : null;
+
+    const { data, session, keyFetchToken } = await db.transaction().execute(async (trx) => {
+      const created = await createSession(trx, {
+        uid: account.uid, now, ctx, tokenVerificationId, mustVerify: input.keys, reason: signup ? 'signup' : 'login',
+      });
+      const kft = input.keys
+        ? await createKeyFetchToken(trx, { uid: account.uid, kA: account.kA, wrapKb: match.wrapKb, sessionTokenId: created.session.id, now })
+        : undefined;
+      return { ...created, keyFetchToken: kft };
+    });
+
+    try {
+      if (confirm) await confirmations.sendFor(account, session, input.verificationMethod, input);
+      else await confirmations.sendNewSigninNotice(account, session);
+    } catch (err) {
+      // No usable session is left behind when its confirmation email could not go out.
+      await db.transaction().execute(async (trx) => {
+        await deleteSession(trx, session.id);
+        if (keyFetchToken) await trx.deleteFrom('key_fetch_tokens').where('session_token_id', '=', session.id).execute();
+      });
+      throw err;
+    }
+
+    return {
+      uid: account.uid,
+      sessionToken: data,
+      // v2 logins return keyFetchTokenVersion2, as the protocol's clients expect.
+      ...(keyFetchToken ? (match.version === 2 ? { keyFetchTokenVersion2: keyFetchToken } : { keyFetchToken }) : {}),
+      ...verificationState(session, account.emailVerified, input.verificationMethod),
+      authAt: seconds(now),
+      metricsEnabled: account.metricsOptOutAt === null,
+    };
+  }
+
+  /** POST /session/reauth: proves the password again on an existing session. */
+  async reauth(session: SessionWithAccount, input: LoginInput) {
+    const { db, clock, confirmations } = this.deps;
+    const account = await this.accountForSignin(input.email);
+    if (account.uid !== session.uid) throw appError('INVALID_TOKEN', { detail: 'The session belongs to another account' });
+    const match = await this.checkPassword(account, input.email, input.authPW);
+    const now = clock.now();
+    await setSessionAuthAt(db, session.id, now);
+    const keyFetchToken = input.keys
+      ? await createKeyFetchToken(db, { uid: account.uid, kA: account.kA, wrapKb: match.wrapKb, sessionTokenId: session.id, now })
+      : undefined;
+    if (session.tokenVerificationId) await confirmations.sendFor(account, session, input.verificationMethod, input);
+    return {
+      uid: account.uid,
+      ...(keyFetchToken ? (match.version === 2 ? { keyFetchTokenVersion2: keyFetchToken } : { keyFetchToken }) : {}),
+      ...verificationState(session, account.emailVerified, input.verificationMethod),
+      authAt: seconds(now),
+      metricsEnabled: account.metricsOptOutAt === null,
+    };
+  }
+
+  /** GET /account/keys: the bundle, once; an unconfirmed token is kept for after confirmation. */
+  async keys(token: KeyFetchToken) {
+    if (!token.verified) throw appError('ACCOUNT_UNVERIFIED');
+    if (!(await deleteKeyFetchToken(this.deps.db, token.id))) throw appError('INVALID_TOKEN', { detail: 'Token already used' });
+    return { bundle: token.keyBundle };
+  }
+
+  /** POST /account/destroy: needs the password again; everything of the account goes at once. */
+  async destroy(session: SessionWithAccount, email: string, authPW: string): Promise<void> {
+    const found = await findAccountByEmail(this.deps.db, email);
+    if (!found || found.account.uid !== session.uid) throw appError('ACCOUNT_UNKNOWN', { email });
+    await this.checkPassword(found.account, email, authPW);
+    await this.deps.db.transaction().execute((trx) => deleteAccountRows(trx, session.uid));
+  }
+
+  /** GET /account/status with a session, or anonymously by uid. */
+  async statusByUid(uid: string) {
+    return { exists: (await findAccount(this.deps.db, uid.toLowerCase())) !== null };
+  }
+
+  /** POST /account/status. */
+  async statusByEmail(email: string, thirdPartyAuthStatus: boolean) {
+    const found = await findAccountByEmail(this.deps.db, email);
+    const exists = !!found && found.emailRecord.isPrimary;
+    if (!thirdPartyAuthStatus) return { exists };
+    return {
+      exists,
+      // Linked (Google/Apple) accounts and passkeys arrive with their issues; none exist yet.
+      hasLinkedAccount: false,
+      hasPassword: exists ? found!.account.verifierSetAt > 0 : false,
+      hasPasskey: false,
+    };
+  }
+
+  /** POST /account/credentials/status: which stretching the client must use for this account. */
+  async credentialsStatus(email: string) {
+    const account = await this.accountForSignin(email);
+    return {
+      currentVersion: account.clientSalt ? ('v2' as const) : ('v1' as const),
+      ...(account.clientSalt ? { clientSalt: account.clientSalt } : {}),
+      upgradeNeeded: !account.wrapWrapKbV2,
+    };
+  }
+
+  /** GET /account: what the account settings page shows. */
+  async summary(session: SessionWithAccount) {
+    const account = await findAccount(this.deps.db, session.uid);
+    if (!account) throw appError('ACCOUNT_UNKNOWN');
+    const emails = await listEmails(this.deps.db, session.uid);
+    return {
+      uid: account.uid,
+      email: emails.find((e) => e.isPrimary)?.email ?? account.email,
+      emails: emails.map((e) => ({ email: e.email, verified: e.isVerified, isPrimary: e.isPrimary })),
+      emailVerified: account.emailVerified,
+      createdAt: account.createdAt,
+      passwordCreatedAt: account.verifierSetAt,
+      hasPassword: account.verifierSetAt > 0,
+      locale: account.locale,
+      metricsEnabled: account.metricsOptOutAt === null,
+      keysChangedAt: account.keysChangedAt,
+      profileChangedAt: account.profileChangedAt,
+      passwordVersion: account.clientSalt ? ('v2' as const) : ('v1' as const),
+    };
+  }
+
+  /** GET /account/profile: everything with a session; with an OAuth token, what its scopes allow. */
+  async profile(uid: string, scopes: string[] | null) {
+    const account = await findAccount(this.deps.db, uid);
+    if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
+    const emails = await listEmails(this.deps.db, uid);
+    const allows = (scope: string) => scopes === null || scopes.includes('profile') || scopes.includes(scope) || scopes.includes(`${scope}:write`);
+    // Without a second factor on the account, its authentication methods are the password and email.
+    const amr = ['pwd', 'email'];
+    return {
+      ...(allows('profile:email') ? { email: emails.find((e) => e.isPrimary)?.email ?? account.email } : {}),
+      ...(allows('profile:locale') ? { locale: account.locale } : {}),
+      ...(allows('profile:amr') ? { authenticationMethods: amr, authenticatorAssuranceLevel: 1 } : {}),
+      ...(allows('profile:account_disabled_at') ? { accountDisabledAt: account.disabledAt } : {}),
+      ...(allows('profile:account_locked_at') ? { accountLockedAt: account.lockedAt } : {}),
+      profileChangedAt: account.profileChangedAt,
+      ...(scopes === null ? { metricsEnabled: account.metricsOptOutAt === null, keysChangedAt: account.keysChangedAt } : {}),
+    };
+  }
+}

@@ -1,0 +1,190 @@
+import type { Selectable } from 'kysely';
+import type { AccountsTable } from '../../storage/schema.js';
+import type { Executor } from '../tokens/store.js';
+
+export interface Account {
+  uid: string;
+  /** The address the current password was stretched with (the v1 salt). */
+  email: string;
+  emailCode: string;
+  emailVerified: boolean;
+  kA: string;
+  wrapWrapKb: string;
+  authSalt: string;
+  verifyHash: string;
+  verifierVersion: number;
+  verifierSetAt: number;
+  createdAt: number;
+  locale: string | null;
+  lockedAt: number | null;
+  disabledAt: number | null;
+  metricsOptOutAt: number | null;
+  profileChangedAt: number;
+  keysChangedAt: number;
+  clientSalt: string | null;
+  verifyHashV2: string | null;
+  wrapWrapKbV2: string | null;
+}
+
+export interface EmailRecord {
+  email: string;
+  normalizedEmail: string;
+  uid: string;
+  emailCode: string;
+  isVerified: boolean;
+  isPrimary: boolean;
+  verifiedAt: number | null;
+  createdAt: number;
+}
+
+/** Addresses compare case-insensitively; the stored spelling is kept for display and the v1 salt. */
+export function normalizeEmail(email: string): string {
+  return email.toLowerCase();
+}
+
+function rowToAccount(r: Selectable<AccountsTable>): Account {
+  return {
+    uid: r.uid,
+    email: r.email,
+    emailCode: r.email_code,
+    emailVerified: r.email_verified === 1,
+    kA: r.k_a,
+    wrapWrapKb: r.wrap_wrap_kb,
+    authSalt: r.auth_salt,
+    verifyHash: r.verify_hash,
+    verifierVersion: r.verifier_version,
+    verifierSetAt: r.verifier_set_at,
+    createdAt: r.created_at,
+    locale: r.locale,
+    lockedAt: r.locked_at,
+    disabledAt: r.disabled_at,
+    metricsOptOutAt: r.metrics_opt_out_at,
+    profileChangedAt: r.profile_changed_at,
+    keysChangedAt: r.keys_changed_at,
+    clientSalt: r.client_salt,
+    verifyHashV2: r.verify_hash_v2,
+    wrapWrapKbV2: r.wrap_wrap_kb_v2,
+  };
+}
+
+export async function insertAccount(db: Executor, a: Account): Promise<void> {
+  await db.insertInto('accounts').values({
+    uid: a.uid,
+    email: a.email,
+    email_code: a.emailCode,
+    email_verified: a.emailVerified ? 1 : 0,
+    k_a: a.kA,
+    wrap_wrap_kb: a.wrapWrapKb,
+    auth_salt: a.authSalt,
+    verify_hash: a.verifyHash,
+    verifier_version: a.verifierVersion,
+    verifier_set_at: a.verifierSetAt,
+    created_at: a.createdAt,
+    locale: a.locale,
+    locked_at: a.lockedAt,
+    disabled_at: a.disabledAt,
+    metrics_opt_out_at: a.metricsOptOutAt,
+    profile_changed_at: a.profileChangedAt,
+    keys_changed_at: a.keysChangedAt,
+    client_salt: a.clientSalt,
+    verify_hash_v2: a.verifyHashV2,
+    wrap_wrap_kb_v2: a.wrapWrapKbV2,
+  }).execute();
+}
+
+export async function insertEmail(db: Executor, e: EmailRecord): Promise<void> {
+  await db.insertInto('emails').values({
+    normalized_email: e.normalizedEmail,
+    email: e.email,
+    uid: e.uid,
+    email_code: e.emailCode,
+    is_verified: e.isVerified ? 1 : 0,
+    is_primary: e.isPrimary ? 1 : 0,
+    verified_at: e.verifiedAt,
+    created_at: e.createdAt,
+  }).execute();
+}
+
+export async function findAccount(db: Executor, uid: string): Promise<Account | null> {
+  const row = await db.selectFrom('accounts').selectAll().where('uid', '=', uid).executeTakeFirst();
+  return row ? rowToAccount(row) : null;
+}
+
+/** The account owning an address, and whether that address is its primary one. */
+export async function findAccountByEmail(db: Executor, email: string): Promise<{ account: Account; emailRecord: EmailRecord } | null> {
+  const row = await db
+    .selectFrom('emails as e')
+    .innerJoin('accounts as a', 'a.uid', 'e.uid')
+    .selectAll('a')
+    .select(['e.normalized_email', 'e.email as e_email', 'e.email_code as e_code', 'e.is_verified', 'e.is_primary', 'e.verified_at', 'e.created_at as e_created_at'])
+    .where('e.normalized_email', '=', normalizeEmail(email))
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    account: rowToAccount(row),
+    emailRecord: {
+      email: row.e_email, normalizedEmail: row.normalized_email, uid: row.uid, emailCode: row.e_code,
+      isVerified: row.is_verified === 1, isPrimary: row.is_primary === 1, verifiedAt: row.verified_at, createdAt: row.e_created_at,
+    },
+  };
+}
+
+export async function listEmails(db: Executor, uid: string): Promise<EmailRecord[]> {
+  const rows = await db.selectFrom('emails').selectAll().where('uid', '=', uid).orderBy('is_primary', 'desc').orderBy('created_at').execute();
+  return rows.map((r) => ({
+    email: r.email, normalizedEmail: r.normalized_email, uid: r.uid, emailCode: r.email_code,
+    isVerified: r.is_verified === 1, isPrimary: r.is_primary === 1, verifiedAt: r.verified_at, createdAt: r.created_at,
+  }));
+}
+
+export async function primaryEmail(db: Executor, uid: string): Promise<EmailRecord | null> {
+  return (await listEmails(db, uid)).find((e) => e.isPrimary) ?? null;
+}
+
+/** Marks the account's primary address verified; false when it already was. */
+export async function markEmailVerified(db: Executor, uid: string, now: number): Promise<boolean> {
+  const r = await db.updateTable('accounts').set({ email_verified: 1 }).where('uid', '=', uid).where('email_verified', '=', 0).executeTakeFirst();
+  await db.updateTable('emails').set({ is_verified: 1, verified_at: now }).where('uid', '=', uid).where('is_primary', '=', 1).where('is_verified', '=', 0).execute();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export interface PasswordFields {
+  authSalt: string;
+  verifyHash: string;
+  wrapWrapKb: string;
+  verifierSetAt: number;
+  clientSalt: string | null;
+  verifyHashV2: string | null;
+  wrapWrapKbV2: string | null;
+  /** Set when kB changed (reset without recovery key). */
+  keysChangedAt?: number;
+  /** The address the new password was stretched with. */
+  email?: string;
+}
+
+/** Writes new password fields; with `onlyIfUnset`, only on an account that has no password yet. */
+export async function updatePassword(db: Executor, uid: string, p: PasswordFields, options: { onlyIfUnset?: boolean } = {}): Promise<boolean> {
+  let q = db.updateTable('accounts').set({
+    auth_salt: p.authSalt,
+    verify_hash: p.verifyHash,
+    wrap_wrap_kb: p.wrapWrapKb,
+    verifier_set_at: p.verifierSetAt,
+    client_salt: p.clientSalt,
+    verify_hash_v2: p.verifyHashV2,
+    wrap_wrap_kb_v2: p.wrapWrapKbV2,
+    profile_changed_at: p.verifierSetAt,
+    ...(p.keysChangedAt !== undefined ? { keys_changed_at: p.keysChangedAt } : {}),
+    ...(p.email !== undefined ? { email: p.email } : {}),
+  }).where('uid', '=', uid);
+  if (options.onlyIfUnset) q = q.where('verifier_set_at', '=', 0);
+  const r = await q.executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Removes the account and everything that hangs off it. Call inside a transaction. */
+export async function deleteAccountRows(db: Executor, uid: string): Promise<void> {
+  for (const table of ['key_fetch_tokens', 'account_reset_tokens', 'password_forgot_tokens', 'password_change_tokens', 'session_tokens', 'oauth_access_tokens', 'emails'] as const) {
+    await db.deleteFrom(table).where('uid', '=', uid).execute();
+  }
+  await db.deleteFrom('accounts').where('uid', '=', uid).execute();
+}

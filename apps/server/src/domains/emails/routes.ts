@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { credentialsOf } from '../../http/auth.js';
+import { responses } from '../../http/responses.js';
+import { body, email, hex, metricsContext, redirectTo, resume, service, uid } from '../../http/schemas.js';
+import { isSessionVerified, type SessionWithAccount } from '../sessions/store.js';
+import type { Confirmations } from './service.js';
+
+const TAG = 'Email';
+
+export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmations }> = async (app, { confirmations }) => {
+  app.get('/recovery_email/status', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: [TAG], summary: 'Is the primary address confirmed',
+      response: responses(Type.Object({
+        email: Type.String(),
+        verified: Type.Boolean({ description: 'emailVerified and sessionVerified.' }),
+        sessionVerified: Type.Boolean(),
+        emailVerified: Type.Boolean(),
+      }), [], { input: false, auth: true }),
+    },
+  }, async (req) => {
+    const s = credentialsOf<SessionWithAccount>(req);
+    const sessionVerified = isSessionVerified(s);
+    return { email: s.account.email, verified: sessionVerified && s.account.emailVerified, sessionVerified, emailVerified: s.account.emailVerified };
+  });
+
+  app.post('/recovery_email/verify_code', {
+    config: { auth: 'none' },
+    schema: {
+      tags: [TAG], summary: 'Confirm by the code of an emailed link',
+      description: 'The link in the sign-up email carries the account\'s emailCode (confirms the address and the sign-up session); the link in a sign-in email carries that session\'s tokenVerificationId (confirms that session).',
+      body: body({
+        uid,
+        code: hex(32, 'The 32-hex code from the link.'),
+        service: Type.Optional(service),
+        reminder: Type.Optional(Type.Union([Type.Literal('first'), Type.Literal('second'), Type.Literal('final')])),
+        type: Type.Optional(Type.String({ maxLength: 32 })),
+        style: Type.Optional(Type.Literal('trailhead')),
+        marketingOptIn: Type.Optional(Type.Boolean()),
+        newsletters: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 16 })),
+        metricsContext: Type.Optional(metricsContext),
+      }),
+      response: responses(Type.Object({}), ['ACCOUNT_UNKNOWN', 'INVALID_VERIFICATION_CODE']),
+    },
+  }, async (req) => {
+    await confirmations.verifyLinkCode(req.body.uid.toLowerCase(), req.body.code.toLowerCase());
+    return {};
+  });
+
+  app.post('/recovery_email/resend_code', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: [TAG], summary: 'Email the confirmation link again',
+      description: 'Resends the sign-up link while the address is unconfirmed, or the sign-in link while the session is. Nothing is sent when both are confirmed.',
+      body: Type.Optional(body({
+        email: Type.Optional(email()),
+        service: Type.Optional(service),
+        redirectTo: Type.Optional(redirectTo),
+        resume: Type.Optional(resume),
+        style: Type.Optional(Type.Literal('trailhead')),
+        type: Type.Optional(Type.Literal('upgradeSession')),
+        metricsContext: Type.Optional(metricsContext),
+      })),
+      response: responses(Type.Object({}), ['RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT'], { auth: true }),
+    },
+  }, async (req) => {
+    await confirmations.resendLink(credentialsOf<SessionWithAccount>(req), req.body?.email, { service: req.body?.service, redirectTo: req.body?.redirectTo });
+    return {};
+  });
+};

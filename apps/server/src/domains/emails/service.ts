@@ -1,0 +1,156 @@
+import { appError } from '@tessera/errors';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { Mailer } from '../../senders/mail/mailer.js';
+import type { Database } from '../../storage/schema.js';
+import { findAccount, markEmailVerified, type Account } from '../accounts/store.js';
+import { checkSessionCode, clearSessionCode, issueSessionCode } from '../sessions/codes.js';
+import {
+  markSessionsVerifiedByVerificationId, markSessionVerified, type Session,
+} from '../sessions/store.js';
+import { describeDevice } from '../sessions/user-agent.js';
+
+// Confirmation loops by email: the sign-up loop (confirms the address and the first session) and
+// the sign-in loop (confirms one new session). Each comes as a link or as a 6-digit code.
+
+export interface ConfirmationDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  mailer: Mailer;
+  secret: string;
+  codeLifetimeMs: number;
+  codeTries: number;
+  /** Builds the link of the auth server's /verify_email page. */
+  verifyLink(params: Record<string, string | undefined>): string;
+}
+
+/** Where the user came from, carried into links so the page can send them back. */
+export interface FlowContext {
+  service?: string | undefined;
+  redirectTo?: string | undefined;
+}
+
+/** How the confirmation is delivered: `code` for email-otp / email-2fa / email-captcha, else a link. */
+export function deliveryOf(method: string | undefined): 'code' | 'link' {
+  return method === 'email-otp' || method === 'email-2fa' || method === 'email-captcha' ? 'code' : 'link';
+}
+
+function minutes(ms: number): number {
+  return Math.round(ms / 60000);
+}
+
+export class Confirmations {
+  constructor(private readonly deps: ConfirmationDeps) {}
+
+  /** Sign-up loop: confirms the address and the session waiting on it. */
+  async sendSignup(account: Account, session: Session, method: string | undefined, ctx: FlowContext): Promise<void> {
+    const { deps } = this;
+    if (deliveryOf(method) === 'code') {
+      const code = await issueSessionCode(deps.db, deps.secret, session.id, deps.clock.now(), deps.codeLifetimeMs, deps.codeTries);
+      await deps.mailer.send('verifyShortCode', account.email, account.locale, { code, minutes: minutes(deps.codeLifetimeMs) });
+      return;
+    }
+    const link = deps.verifyLink({ uid: account.uid, code: account.emailCode, service: ctx.service, redirectTo: ctx.redirectTo });
+    await deps.mailer.send('verify', account.email, account.locale, { link, code: account.emailCode });
+  }
+
+  /** Sign-in loop: confirms one session of an account whose address is already confirmed. */
+  async sendSignin(account: Account, session: Session, method: string | undefined, ctx: FlowContext): Promise<void> {
+    const { deps } = this;
+    const device = describeDevice(session.ua);
+    if (deliveryOf(method) === 'code') {
+      const code = await issueSessionCode(deps.db, deps.secret, session.id, deps.clock.now(), deps.codeLifetimeMs, deps.codeTries);
+      await deps.mailer.send('verifyLoginCode', account.email, account.locale, { code, minutes: minutes(deps.codeLifetimeMs), device });
+      return;
+    }
+    const code = session.tokenVerificationId!;
+    const link = deps.verifyLink({ uid: account.uid, code, service: ctx.service, redirectTo: ctx.redirectTo });
+    await deps.mailer.send('verifyLogin', account.email, account.locale, { link, code, device });
+  }
+
+  /** Sends whichever loop the session is waiting on. */
+  async sendFor(account: Account, session: Session, method: string | undefined, ctx: FlowContext): Promise<void> {
+    if (!account.emailVerified) return this.sendSignup(account, session, method, ctx);
+    if (session.tokenVerificationId) return this.sendSignin(account, session, method, ctx);
+  }
+
+  async sendNewSigninNotice(account: Account, session: Session): Promise<void> {
+    const time = new Date(this.deps.clock.now()).toISOString().replace('T', ' ').slice(0, 16);
+    await this.deps.mailer.send('newDeviceLogin', account.email, account.locale, { device: describeDevice(session.ua), time });
+  }
+
+  private async accountOf(session: Session): Promise<Account> {
+    const account = await findAccount(this.deps.db, session.uid);
+    if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
+    return account;
+  }
+
+  /** `POST /session/resend_code`: a fresh code for whatever the session is waiting on. */
+  async resendCode(session: Session, ctx: FlowContext): Promise<void> {
+    await this.sendFor(await this.accountOf(session), session, 'email-otp', ctx);
+  }
+
+  /**
+   * `POST /recovery_email/resend_code`: the link email again for whatever the session is waiting
+   * on. An `email` naming an address that is not the account's gets 150.
+   */
+  async resendLink(session: Session, email: string | undefined, ctx: FlowContext): Promise<void> {
+    const account = await this.accountOf(session);
+    if (email !== undefined && email.toLowerCase() !== account.email.toLowerCase()) throw appError('RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL');
+    await this.sendFor(account, session, 'email', ctx);
+  }
+
+  /** `POST /session/verify_code`, then the sign-in notice (informational: a delivery failure is only logged). */
+  async confirmSession(session: Session, code: string, onNoticeFailure: (err: unknown) => void): Promise<void> {
+    const account = await this.accountOf(session);
+    const { notice } = await this.verifySessionCode(session, account, code);
+    if (notice) await this.sendNewSigninNotice(account, session).catch(onNoticeFailure);
+  }
+
+  /**
+   * `POST /session/verify_code`: a 6-digit code confirms this session, and the address too when
+   * the session was waiting on sign-up. Wrong → 183, expired → 153, no code left → 183.
+   */
+  async verifySessionCode(session: Session, account: Account, code: string): Promise<{ notice: boolean }> {
+    const { db, clock, secret } = this.deps;
+    if (!session.tokenVerificationId && account.emailVerified) return { notice: false };
+    const now = clock.now();
+    const result = await checkSessionCode(db, secret, session.id, code, now);
+    if (result === 'expired') throw appError('EXPIRED_TOKEN_VERIFICATION_CODE');
+    if (result === 'none') throw appError('INVALID_EXPIRED_OTP_CODE', {}, 'Invalid or expired confirmation code: request a new code');
+    if (result === 'wrong') throw appError('INVALID_EXPIRED_OTP_CODE');
+    const signup = !account.emailVerified;
+    await db.transaction().execute(async (trx) => {
+      if (signup) await markEmailVerified(trx, account.uid, now);
+      await markSessionVerified(trx, session.id, 'email-2fa', now);
+      await clearSessionCode(trx, session.id);
+    });
+    return { notice: !signup };
+  }
+
+  /**
+   * `POST /recovery_email/verify_code` (the emailed link): the account's emailCode confirms the
+   * address and the session that signed up; a session's tokenVerificationId confirms that session.
+   */
+  async verifyLinkCode(uid: string, code: string): Promise<{ account: Account; confirmedSession: boolean; signup: boolean }> {
+    const { db, clock } = this.deps;
+    const account = await findAccount(db, uid);
+    if (!account) throw appError('ACCOUNT_UNKNOWN');
+    const now = clock.now();
+    const isEmailCode = constantTimeHexEqual(code, account.emailCode);
+    let confirmed = 0;
+    await db.transaction().execute(async (trx) => {
+      if (isEmailCode) await markEmailVerified(trx, uid, now);
+      confirmed = await markSessionsVerifiedByVerificationId(trx, uid, code, 'email', now);
+    });
+    if (!isEmailCode && confirmed === 0) throw appError('INVALID_VERIFICATION_CODE');
+    return { account, confirmedSession: confirmed > 0, signup: isEmailCode };
+  }
+}
+
+function constantTimeHexEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import { escapeHtml } from '../../senders/mail/render.js';
+
+// The few HTML pages the auth server itself serves (emailed links land on them). They are small,
+// self-contained and locked down by a strict Content-Security-Policy with a per-response nonce.
+
+export { escapeHtml };
+
+export interface Page {
+  title: string;
+  /** Trusted HTML (callers escape what they interpolate). */
+  body: string;
+  script?: string;
+  status?: number;
+}
+
+const STYLE = `
+body{margin:0;font:16px/1.5 system-ui,sans-serif;background:#f9f9fb;color:#20123a}
+main{max-width:28rem;margin:4rem auto;background:#fff;padding:2rem;border-radius:8px;box-shadow:0 1px 4px #0002}
+h1{font-size:1.4rem;margin:0 0 1rem}label{display:block;margin:1rem 0 .25rem;font-weight:600}
+input{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #8f8f9d;border-radius:4px;font:inherit}
+button{margin-top:1.25rem;padding:.7rem 1.2rem;background:#0060df;color:#fff;border:0;border-radius:4px;font:600 1rem system-ui,sans-serif;cursor:pointer}
+button[disabled]{background:#5b5b66}.error{color:#a4000f}.ok{color:#054096}a{color:#0060df}`;
+
+export function sendPage(reply: FastifyReply, page: Page): FastifyReply {
+  const nonce = randomBytes(16).toString('base64');
+  reply.header('content-security-policy', [
+    "default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src 'nonce-${nonce}'`, "connect-src 'self'",
+    "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'",
+  ].join('; '));
+  reply.header('referrer-policy', 'no-referrer');
+  reply.header('cache-control', 'no-store');
+  reply.header('x-content-type-options', 'nosniff');
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escapeHtml(page.title)} · Tessera</title><style nonce="${nonce}">${STYLE}</style></head>
+<body><main>${page.body}</main>${page.script ? `<script nonce="${nonce}">${page.script}</script>` : ''}</body></html>`;
+  return reply.code(page.status ?? 200).type('text/html; charset=utf-8').send(html);
+}
+
+/** Only same-site or configured origins may be redirected to (no open redirects). */
+export function safeRedirect(target: string | undefined, allowedOrigins: string[]): string | null {
+  if (!target) return null;
+  try {
+    const url = new URL(target);
+    return allowedOrigins.includes(url.origin) ? url.toString() : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,109 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { isAppError } from '@tessera/errors';
+import type { Confirmations } from '../emails/service.js';
+import { escapeHtml, safeRedirect, sendPage } from './html.js';
+
+// GET /verify_email and GET /complete_reset_password: where emailed links land. Until the account
+// web app exists these are plain working pages of the auth server.
+
+export interface PageDeps {
+  confirmations: Confirmations;
+  allowedOrigins: string[];
+}
+
+const HEX32 = /^[0-9a-fA-F]{32}$/;
+const HEX64 = /^[0-9a-fA-F]{64}$/;
+
+type Query = Record<string, string | undefined>;
+
+function hidden(name: string, value: string | undefined): string {
+  return value === undefined ? '' : `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
+}
+
+export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmations, allowedOrigins }) => {
+  // The confirmation form posts url-encoded fields (the API itself only takes JSON).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, raw, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(raw as string)));
+  });
+
+  // GET only shows a form that submits itself: link scanners that fetch URLs without running
+  // scripts must not confirm a sign-in on the user's behalf.
+  app.get('/verify_email', { schema: { hide: true } }, async (req, reply) => {
+    const q = req.query as Query;
+    if (!q.uid || !q.code || !HEX32.test(q.uid) || !HEX32.test(q.code)) {
+      return sendPage(reply, { status: 400, title: 'Invalid link', body: '<h1>This link is not valid</h1><p class="error">It may be incomplete. Open the link from the email again, or request a new email.</p>' });
+    }
+    return sendPage(reply, {
+      title: 'Confirm',
+      body: `<h1>Confirming…</h1><form id="f" method="post" action="/verify_email">${hidden('uid', q.uid)}${hidden('code', q.code)}${hidden('service', q.service)}${hidden('redirectTo', q.redirectTo)}<p>Press the button if nothing happens.</p><button type="submit">Confirm</button></form>`,
+      script: "document.getElementById('f').submit();",
+    });
+  });
+
+  app.post('/verify_email', { schema: { hide: true } }, async (req, reply) => {
+    const b = (req.body ?? {}) as Query;
+    if (!b.uid || !b.code || !HEX32.test(b.uid) || !HEX32.test(b.code)) {
+      return sendPage(reply, { status: 400, title: 'Invalid link', body: '<h1>This link is not valid</h1><p class="error">Open the link from the email again.</p>' });
+    }
+    try {
+      const { signup } = await confirmations.verifyLinkCode(b.uid.toLowerCase(), b.code.toLowerCase());
+      const next = safeRedirect(b.redirectTo, allowedOrigins);
+      if (next) return reply.code(303).header('location', next).send();
+      return sendPage(reply, {
+        title: signup ? 'Email confirmed' : 'Sign-in confirmed',
+        body: signup
+          ? '<h1>Your email is confirmed</h1><p class="ok">Your account is ready. You can close this page.</p>'
+          : '<h1>Sign-in confirmed</h1><p class="ok">You can go back to where you signed in.</p>',
+      });
+    } catch (err) {
+      if (!isAppError(err)) throw err;
+      return sendPage(reply, { status: 400, title: 'Link expired', body: `<h1>This link no longer works</h1><p class="error">${escapeHtml(err.message)}. It may have been used already; request a new email.</p>` });
+    }
+  });
+
+  app.get('/complete_reset_password', { schema: { hide: true } }, async (req, reply) => {
+    const q = req.query as Query;
+    const valid = q.email && q.email.length <= 255 && q.code && /^(?:\d{8}|\d{16})$/.test(q.code) && q.token && HEX64.test(q.token);
+    if (!valid) {
+      return sendPage(reply, { status: 400, title: 'Invalid link', body: '<h1>This reset link is not valid</h1><p class="error">Open the link from the email again, or ask for a new one.</p>' });
+    }
+    const next = safeRedirect(q.redirectTo, allowedOrigins);
+    return sendPage(reply, {
+      title: 'Reset your password',
+      body: `<h1>Choose a new password</h1>
+<p>For <strong>${escapeHtml(q.email!)}</strong>. Resetting without a recovery key replaces your encryption keys: data only your old password protected cannot be read any more.</p>
+<form id="reset" data-email="${escapeHtml(q.email!)}" data-code="${escapeHtml(q.code!)}" data-token="${escapeHtml(q.token!.toLowerCase())}" data-next="${escapeHtml(next ?? '')}">
+<label for="pw">New password</label><input id="pw" type="password" autocomplete="new-password" minlength="8" required>
+<label for="pw2">Repeat it</label><input id="pw2" type="password" autocomplete="new-password" minlength="8" required>
+<button id="go" type="submit">Reset password</button><p id="msg" role="status" aria-live="polite"></p></form>`,
+      script: RESET_SCRIPT,
+    });
+  });
+};
+
+// The onepw client side of a reset, in the browser with WebCrypto: derive the forgot token's id,
+// exchange the code for an accountResetToken, stretch the new password (v1 and v2), pick a new kB
+// and send both wrappings. The password never leaves the page.
+const RESET_SCRIPT = `
+const NS='identity.mozilla.com/picl/v1/',te=new TextEncoder(),S=crypto.subtle;
+const hex=b=>Array.from(b,x=>x.toString(16).padStart(2,'0')).join('');
+const unhex=h=>new Uint8Array(h.match(/../g).map(x=>parseInt(x,16)));
+const xor=(a,b)=>a.map((x,i)=>x^b[i]);
+async function hkdf(ikm,info,len){const k=await S.importKey('raw',ikm,'HKDF',false,['deriveBits']);return new Uint8Array(await S.deriveBits({name:'HKDF',hash:'SHA-256',salt:new Uint8Array(0),info:te.encode(NS+info)},k,len*8));}
+async function stretch(pw,salt,n){const k=await S.importKey('raw',te.encode(pw),'PBKDF2',false,['deriveBits']);const q=new Uint8Array(await S.deriveBits({name:'PBKDF2',hash:'SHA-256',salt:te.encode(salt),iterations:n},k,256));return{authPW:hex(await hkdf(q,'authPW',32)),unwrapBKey:await hkdf(q,'unwrapBkey',32)};}
+async function tokenId(type,data){return hex((await hkdf(unhex(data),type,32)));}
+async function post(path,auth,body){const r=await fetch('/v1'+path,{method:'POST',headers:{'content-type':'application/json',authorization:auth},body:JSON.stringify(body)});const j=await r.json();if(!r.ok)throw new Error(j.message||('HTTP '+r.status));return j;}
+const f=document.getElementById('reset'),msg=document.getElementById('msg'),go=document.getElementById('go');
+f.addEventListener('submit',async e=>{e.preventDefault();const pw=document.getElementById('pw').value;
+if(pw!==document.getElementById('pw2').value){msg.className='error';msg.textContent='The two passwords differ.';return;}
+go.disabled=true;msg.className='';msg.textContent='Resetting…';
+try{const d=f.dataset;
+const {accountResetToken}=await post('/password/forgot/verify_code','Bearer fxpf_'+await tokenId('passwordForgotToken',d.token),{code:d.code});
+const salt=NS+'quickStretchV2:'+hex(crypto.getRandomValues(new Uint8Array(16)));
+const v1=await stretch(pw,NS+'quickStretch:'+d.email,1000),v2=await stretch(pw,salt,650000);
+const kB=crypto.getRandomValues(new Uint8Array(32));
+await post('/account/reset','Bearer fxar_'+await tokenId('accountResetToken',accountResetToken),{authPW:v1.authPW,authPWVersion2:v2.authPW,wrapKb:hex(xor(kB,v1.unwrapBKey)),wrapKbVersion2:hex(xor(kB,v2.unwrapBKey)),clientSalt:salt});
+f.innerHTML='<p class="ok">Your password has been reset. Sign in with the new password.</p>';
+if(d.next){const a=document.createElement('a');a.href=d.next;a.textContent='Continue';f.appendChild(a);}
+}catch(err){go.disabled=false;msg.className='error';msg.textContent=err.message;}});
+`;

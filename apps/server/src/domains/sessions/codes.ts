@@ -1,0 +1,56 @@
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import type { Executor } from '../tokens/store.js';
+
+// The 6-digit codes that confirm a session (sign-up or sign-in), kept on the session row as an
+// HMAC keyed by the server secret and the session id: a leaked database does not reveal them,
+// and a code is only ever good for the session it was sent for.
+
+export function codeHash(secret: string, sessionId: string, code: string): string {
+  return createHmac('sha256', secret).update(`session-code:${sessionId}:${code}`).digest('hex');
+}
+
+export function randomDigits(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += String(randomInt(10));
+  return out;
+}
+
+/** Issues a fresh code for the session, replacing any earlier one. */
+export async function issueSessionCode(
+  db: Executor, secret: string, sessionId: string, now: number, lifetimeMs: number, tries: number,
+): Promise<string> {
+  const code = randomDigits(6);
+  await db.updateTable('session_tokens')
+    .set({ code_hash: codeHash(secret, sessionId, code), code_expires_at: now + lifetimeMs, code_tries: tries })
+    .where('token_id', '=', sessionId)
+    .execute();
+  return code;
+}
+
+export type CodeCheck = 'ok' | 'wrong' | 'expired' | 'none';
+
+/**
+ * Checks a code. A try is spent atomically before comparing, so parallel guesses cannot share one
+ * try; the last wrong try voids the code.
+ */
+export async function checkSessionCode(db: Executor, secret: string, sessionId: string, code: string, now: number): Promise<CodeCheck> {
+  const spent = await db.updateTable('session_tokens')
+    .set((eb) => ({ code_tries: eb('code_tries', '-', 1) }))
+    .where('token_id', '=', sessionId)
+    .where('code_tries', '>', 0)
+    .where('code_expires_at', '>', now)
+    .executeTakeFirst();
+  const row = await db.selectFrom('session_tokens').select(['code_hash', 'code_expires_at', 'code_tries']).where('token_id', '=', sessionId).executeTakeFirst();
+  if (Number(spent.numUpdatedRows) === 0) {
+    return row?.code_hash && row.code_expires_at !== null && row.code_expires_at <= now ? 'expired' : 'none';
+  }
+  if (!row?.code_hash) return 'none';
+  const given = Buffer.from(codeHash(secret, sessionId, code), 'hex');
+  if (timingSafeEqual(Buffer.from(row.code_hash, 'hex'), given)) return 'ok';
+  if (!row.code_tries) await clearSessionCode(db, sessionId);
+  return 'wrong';
+}
+
+export async function clearSessionCode(db: Executor, sessionId: string): Promise<void> {
+  await db.updateTable('session_tokens').set({ code_hash: null, code_expires_at: null, code_tries: null }).where('token_id', '=', sessionId).execute();
+}

@@ -1,0 +1,149 @@
+import { appError } from '@tessera/errors';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { RequestContext } from '../../http/context.js';
+import type { Database } from '../../storage/schema.js';
+import { createKeyBundle } from '@tessera/protocol';
+import { insertKeyFetchToken, type Executor } from '../tokens/store.js';
+import { mintToken } from '../tokens/token.js';
+import {
+  deleteSession, findSession, insertSession, isSessionVerified, touchSession,
+  type Session, type SessionWithAccount, type VerificationMethodName,
+} from './store.js';
+import { parseUserAgent } from './user-agent.js';
+
+/** How a new session starts: confirmed, or waiting on an id that an emailed link or code clears. */
+export interface SessionStart {
+  uid: string;
+  now: number;
+  ctx: RequestContext;
+  /** null: confirmed from the start. */
+  tokenVerificationId: string | null;
+  mustVerify: boolean;
+  reason: 'signup' | 'login' | 'change_password' | null;
+  /** For a session confirmed from the start: how (copied from the session it replaces). */
+  verifiedWith?: VerificationMethodName | null;
+  authAt?: number;
+}
+
+/** Mints a session token and stores it; `data` goes to the client once and is never stored. */
+export async function createSession(db: Executor, s: SessionStart): Promise<{ data: string; session: Session }> {
+  const token = mintToken('sessionToken');
+  const verified = s.tokenVerificationId === null;
+  const session: Session = {
+    id: token.id,
+    authKey: token.authKey,
+    uid: s.uid,
+    createdAt: s.now,
+    lastAccessTime: s.now,
+    authAt: s.authAt ?? s.now,
+    ua: parseUserAgent(s.ctx.userAgent),
+    tokenVerificationId: s.tokenVerificationId,
+    mustVerify: !verified && s.mustVerify,
+    verificationMethod: verified ? (s.verifiedWith ?? null) : null,
+    verifiedAt: verified ? s.now : null,
+    verificationReason: verified ? null : s.reason,
+  };
+  await insertSession(db, session);
+  return { data: token.data, session };
+}
+
+/** Mints a keyFetchToken whose bundle holds kA and this password's wrapKb. */
+export async function createKeyFetchToken(
+  db: Executor, k: { uid: string; kA: string; wrapKb: string; sessionTokenId: string | null; now: number },
+): Promise<string> {
+  const token = mintToken('keyFetchToken');
+  await insertKeyFetchToken(db, {
+    id: token.id, authKey: token.authKey, uid: k.uid, keyBundle: createKeyBundle(token.bundleKey, k.kA, k.wrapKb),
+    sessionTokenId: k.sessionTokenId, createdAt: k.now,
+  });
+  return token.data;
+}
+
+/** The verification state every sign-in style response reports (spec 1 §3). */
+export function verificationState(session: Session, emailVerified: boolean, requestedMethod?: string) {
+  const sessionVerified = isSessionVerified(session);
+  return {
+    emailVerified,
+    sessionVerified,
+    verified: emailVerified && sessionVerified,
+    ...(sessionVerified && emailVerified
+      ? {}
+      : {
+          verificationMethod: requestedMethod ?? 'email',
+          verificationReason: emailVerified ? (session.verificationReason ?? 'login') : 'signup',
+        }),
+  };
+}
+
+export interface SessionsDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  /** Idle sessions without a device expire this long after their last use (0: never). */
+  idleLifetimeMs: number;
+}
+
+/** lastAccessTime is written at most this often per session, not on every request. */
+const TOUCH_INTERVAL_MS = 60 * 60 * 1000;
+
+export class SessionsService {
+  constructor(private readonly deps: SessionsDeps) {}
+
+  /** The auth strategy's check: expired sessions are refused (and removed). */
+  async isLive(session: Session, now: number): Promise<boolean> {
+    const { idleLifetimeMs } = this.deps;
+    if (idleLifetimeMs > 0 && now - session.lastAccessTime > idleLifetimeMs) {
+      await deleteSession(this.deps.db, session.id);
+      return false;
+    }
+    if (now - session.lastAccessTime > TOUCH_INTERVAL_MS) await touchSession(this.deps.db, session.id, now);
+    return true;
+  }
+
+  status(session: SessionWithAccount) {
+    const sessionVerified = isSessionVerified(session);
+    const emailVerified = session.account.emailVerified;
+    return {
+      state: sessionVerified ? ('verified' as const) : ('unverified' as const),
+      uid: session.uid,
+      details: {
+        accountEmailVerified: emailVerified,
+        sessionVerificationMethod: session.verificationMethod,
+        sessionVerified,
+        // Without a second factor on the account, a confirmed session meets the minimum (AAL1).
+        sessionVerificationMeetsMinimumAAL: sessionVerified,
+        verified: sessionVerified && emailVerified,
+      },
+    };
+  }
+
+  /** Destroys the caller's session, or another session of the same account named by id. */
+  async destroy(session: Session, otherSessionId: string | undefined): Promise<void> {
+    if (otherSessionId && otherSessionId.toLowerCase() !== session.id) {
+      const other = await findSession(this.deps.db, otherSessionId.toLowerCase());
+      if (!other || other.uid !== session.uid) throw appError('INVALID_TOKEN', { detail: 'Unknown session' });
+      await deleteSession(this.deps.db, other.id);
+      return;
+    }
+    await deleteSession(this.deps.db, session.id);
+  }
+
+  /** A second session for the same sign-in, in the same confirmation state. */
+  async duplicate(session: SessionWithAccount, ctx: RequestContext) {
+    const now = this.deps.clock.now();
+    const { data, session: copy } = await createSession(this.deps.db, {
+      uid: session.uid, now, ctx,
+      tokenVerificationId: session.tokenVerificationId,
+      mustVerify: session.mustVerify,
+      reason: (session.verificationReason as SessionStart['reason']) ?? null,
+      verifiedWith: session.verificationMethod,
+      authAt: session.authAt,
+    });
+    return {
+      uid: session.uid,
+      sessionToken: data,
+      authAt: Math.floor(copy.authAt / 1000),
+      ...verificationState(copy, session.account.emailVerified),
+    };
+  }
+}

@@ -1,0 +1,167 @@
+import type { Selectable } from 'kysely';
+import type { SessionTokensTable } from '../../storage/schema.js';
+import type { Executor } from '../tokens/store.js';
+
+/** How a session was confirmed, as stored (protocol.md §2.3). */
+export const VERIFICATION_METHODS = { email: 0, 'email-2fa': 1, 'totp-2fa': 2, 'recovery-code': 3 } as const;
+export type VerificationMethodName = keyof typeof VERIFICATION_METHODS;
+const METHOD_NAMES = Object.fromEntries(Object.entries(VERIFICATION_METHODS).map(([k, v]) => [v, k])) as Record<number, VerificationMethodName>;
+
+export function methodName(code: number | null): VerificationMethodName | null {
+  return code === null ? null : (METHOD_NAMES[code] ?? null);
+}
+
+export interface UserAgentInfo {
+  browser: string | null;
+  browserVersion: string | null;
+  os: string | null;
+  osVersion: string | null;
+  deviceType: string | null;
+  formFactor: string | null;
+}
+
+export interface Session {
+  id: string;
+  authKey: string;
+  uid: string;
+  createdAt: number;
+  lastAccessTime: number;
+  authAt: number;
+  ua: UserAgentInfo;
+  /** Non-null while the session awaits confirmation. */
+  tokenVerificationId: string | null;
+  mustVerify: boolean;
+  verificationMethod: VerificationMethodName | null;
+  verifiedAt: number | null;
+  verificationReason: string | null;
+}
+
+/** A session as the auth layer loads it: with the account facts every session route needs. */
+export interface SessionWithAccount extends Session {
+  account: {
+    email: string;
+    emailVerified: boolean;
+    verifierSetAt: number;
+    locale: string | null;
+    disabledAt: number | null;
+  };
+}
+
+export function isSessionVerified(s: Session): boolean {
+  return s.tokenVerificationId === null;
+}
+
+function rowToSession(r: Selectable<SessionTokensTable>): Session {
+  return {
+    id: r.token_id,
+    authKey: r.auth_key,
+    uid: r.uid,
+    createdAt: r.created_at,
+    lastAccessTime: r.last_access_time,
+    authAt: r.auth_at,
+    ua: {
+      browser: r.ua_browser, browserVersion: r.ua_browser_version, os: r.ua_os, osVersion: r.ua_os_version,
+      deviceType: r.ua_device_type, formFactor: r.ua_form_factor,
+    },
+    tokenVerificationId: r.token_verification_id,
+    mustVerify: r.must_verify === 1,
+    verificationMethod: methodName(r.verification_method),
+    verifiedAt: r.verified_at,
+    verificationReason: r.verification_reason,
+  };
+}
+
+export async function insertSession(db: Executor, s: Session): Promise<void> {
+  await db.insertInto('session_tokens').values({
+    token_id: s.id,
+    auth_key: s.authKey,
+    uid: s.uid,
+    created_at: s.createdAt,
+    last_access_time: s.lastAccessTime,
+    auth_at: s.authAt,
+    ua_browser: s.ua.browser,
+    ua_browser_version: s.ua.browserVersion,
+    ua_os: s.ua.os,
+    ua_os_version: s.ua.osVersion,
+    ua_device_type: s.ua.deviceType,
+    ua_form_factor: s.ua.formFactor,
+    token_verification_id: s.tokenVerificationId,
+    must_verify: s.mustVerify ? 1 : 0,
+    verification_method: s.verificationMethod === null ? null : VERIFICATION_METHODS[s.verificationMethod],
+    verified_at: s.verifiedAt,
+    verification_reason: s.verificationReason,
+  }).execute();
+}
+
+export async function findSessionWithAccount(db: Executor, id: string): Promise<SessionWithAccount | null> {
+  const row = await db
+    .selectFrom('session_tokens as s')
+    .innerJoin('accounts as a', 'a.uid', 's.uid')
+    .selectAll('s')
+    .select(['a.email', 'a.email_verified', 'a.verifier_set_at', 'a.locale', 'a.disabled_at'])
+    .where('s.token_id', '=', id)
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    ...rowToSession(row),
+    account: {
+      email: row.email, emailVerified: row.email_verified === 1, verifierSetAt: row.verifier_set_at,
+      locale: row.locale, disabledAt: row.disabled_at,
+    },
+  };
+}
+
+export async function findSession(db: Executor, id: string): Promise<Session | null> {
+  const row = await db.selectFrom('session_tokens').selectAll().where('token_id', '=', id).executeTakeFirst();
+  return row ? rowToSession(row) : null;
+}
+
+export async function listSessions(db: Executor, uid: string): Promise<Session[]> {
+  const rows = await db.selectFrom('session_tokens').selectAll().where('uid', '=', uid).orderBy('created_at').execute();
+  return rows.map(rowToSession);
+}
+
+export async function deleteSession(db: Executor, id: string): Promise<boolean> {
+  const r = await db.deleteFrom('session_tokens').where('token_id', '=', id).executeTakeFirst();
+  return Number(r.numDeletedRows) === 1;
+}
+
+/** Deletes every session of the account but `keepId`; returns how many went. */
+export async function deleteOtherSessions(db: Executor, uid: string, keepId: string | null): Promise<number> {
+  let q = db.deleteFrom('session_tokens').where('uid', '=', uid);
+  if (keepId) q = q.where('token_id', '!=', keepId);
+  const r = await q.executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+export async function touchSession(db: Executor, id: string, now: number): Promise<void> {
+  await db.updateTable('session_tokens').set({ last_access_time: now }).where('token_id', '=', id).execute();
+}
+
+export async function setSessionAuthAt(db: Executor, id: string, authAt: number): Promise<void> {
+  await db.updateTable('session_tokens').set({ auth_at: authAt, last_access_time: authAt }).where('token_id', '=', id).execute();
+}
+
+/** Confirms one session; returns false when it was already confirmed or is gone. */
+export async function markSessionVerified(db: Executor, id: string, method: VerificationMethodName, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('session_tokens')
+    .set({ token_verification_id: null, must_verify: 0, verification_method: VERIFICATION_METHODS[method], verified_at: now, verification_reason: null })
+    .where('token_id', '=', id)
+    .where('token_verification_id', 'is not', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Confirms the session(s) awaiting this tokenVerificationId (emailed links carry it). */
+export async function markSessionsVerifiedByVerificationId(
+  db: Executor, uid: string, tokenVerificationId: string, method: VerificationMethodName, now: number,
+): Promise<number> {
+  const r = await db
+    .updateTable('session_tokens')
+    .set({ token_verification_id: null, must_verify: 0, verification_method: VERIFICATION_METHODS[method], verified_at: now, verification_reason: null })
+    .where('uid', '=', uid)
+    .where('token_verification_id', '=', tokenVerificationId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}

@@ -1,0 +1,203 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { appError, type AppError } from '@tessera/errors';
+import { TOKEN_TYPES, type TokenType } from '@tessera/protocol';
+import { NonceCache, parseHawk, verifyHawk, type HawkConfig, type ParsedHawk } from './hawk.js';
+import type { Clock } from '../clock.js';
+
+// Route authentication. Each route declares `config: { auth }` — a strategy name, a list of them
+// (any may match), or `{ strategies, optional }`. The OpenAPI document shows the same declaration
+// as security requirements, so what is documented is what is enforced.
+
+/** A token kind the server can look up by id. */
+export interface TokenStrategy<C> {
+  /** onepw token type (Hawk or prefixed Bearer), or `oauth` (unprefixed Bearer of an access token). */
+  kind: TokenType | 'oauth';
+  find(id: string, now: number): Promise<C | null>;
+  /** Hawk MAC key of the found credentials (onepw tokens only). */
+  authKey?(credentials: C): string;
+  /** Single-use tokens are deleted as they authenticate; false when another request won the race. */
+  consume?(id: string): Promise<boolean>;
+  /** Further checks after the token is proven (e.g. "session must be verified"). */
+  check?(credentials: C): AppError | null;
+  description: string;
+}
+
+export type StrategyMap = Record<string, TokenStrategy<unknown>>;
+
+/** Types a strategy against its credentials, then erases them for the map (routes read them back with credentialsOf). */
+export function defineStrategy<C>(strategy: TokenStrategy<C>): TokenStrategy<unknown> {
+  return strategy as unknown as TokenStrategy<unknown>;
+}
+
+export interface RouteAuth {
+  strategies: string[];
+  optional?: boolean;
+}
+
+export type RouteAuthConfig = string | string[] | RouteAuth;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuthConfig;
+  }
+  interface FastifyRequest {
+    auth: { strategy: string; credentials: unknown; tokenId: string } | null;
+  }
+}
+
+/** `'none'` declares a public route; null means "no authentication". */
+export function normaliseAuth(config: RouteAuthConfig | undefined): RouteAuth | null {
+  if (!config || config === 'none') return null;
+  if (typeof config === 'string') return { strategies: [config] };
+  if (Array.isArray(config)) return { strategies: config };
+  return config;
+}
+
+const BEARER = /^Bearer ([a-z]+_)?([0-9a-f]{64})$/;
+
+export interface AuthDeps {
+  strategies: StrategyMap;
+  hawk: HawkConfig;
+  nonces: NonceCache;
+  clock: Clock;
+}
+
+interface Candidate {
+  name: string;
+  strategy: TokenStrategy<unknown>;
+  id: string;
+  hawk: ParsedHawk | null;
+}
+
+function candidates(header: string, auth: RouteAuth, deps: AuthDeps): Candidate[] {
+  const out: Candidate[] = [];
+  if (header.startsWith('Bearer ')) {
+    const m = BEARER.exec(header);
+    if (!m) throw appError('INVALID_TOKEN', { detail: 'Malformed Bearer token' });
+    const [, prefix, id] = m as unknown as [string, string | undefined, string];
+    for (const name of auth.strategies) {
+      const strategy = deps.strategies[name]!;
+      const expected = strategy.kind === 'oauth' ? undefined : TOKEN_TYPES[strategy.kind].prefix;
+      if (expected === prefix) out.push({ name, strategy, id, hawk: null });
+    }
+    return out;
+  }
+  if (/^Hawk\s/i.test(header)) {
+    const hawk = parseHawk(header);
+    for (const name of auth.strategies) {
+      const strategy = deps.strategies[name]!;
+      if (strategy.kind !== 'oauth') out.push({ name, strategy, id: hawk.id, hawk });
+    }
+    return out;
+  }
+  throw appError('INVALID_TOKEN', { detail: 'Authorization must be a Bearer token or a Hawk header' });
+}
+
+async function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps): Promise<void> {
+  const header = request.headers.authorization;
+  if (!header) {
+    if (auth.optional) return;
+    throw appError('INVALID_TOKEN', { detail: 'Missing Authorization header' });
+  }
+  const list = candidates(header, auth, deps);
+  if (!list.length) throw appError('INVALID_TOKEN', { detail: 'This route does not accept that kind of token' });
+  const now = deps.clock.now();
+  for (const c of list) {
+    if (c.hawk && !/^[0-9a-f]{64}$/.test(c.id)) throw appError('INVALID_TOKEN', { detail: 'Unknown token' });
+    const credentials = await c.strategy.find(c.id, now);
+    if (!credentials) continue;
+    if (c.hawk) {
+      verifyHawk(c.hawk, c.strategy.authKey!(credentials), {
+        method: request.method,
+        url: request.url,
+        contentType: request.headers['content-type'],
+        rawBody: request.rawBody,
+      }, deps.hawk, deps.nonces, now);
+    }
+    // Single-use tokens are spent now, before the handler runs: a failing request still uses them up.
+    if (c.strategy.consume && !(await c.strategy.consume(c.id))) {
+      throw appError('INVALID_TOKEN', { detail: 'Token already used' });
+    }
+    const problem = c.strategy.check?.(credentials);
+    if (problem) throw problem;
+    request.auth = { strategy: c.name, credentials, tokenId: c.id };
+    return;
+  }
+  throw appError('INVALID_TOKEN', { detail: 'Unknown or expired token' });
+}
+
+export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
+  app.decorateRequest('auth', null);
+  app.addHook('onRoute', (route) => {
+    // Every API route states its authentication; forgetting to is a startup error, not an open route.
+    if (route.url.startsWith('/v1/') && !route.schema?.hide && route.config?.auth === undefined) {
+      throw new Error(`route ${route.method} ${route.url} does not declare config.auth`);
+    }
+    const auth = normaliseAuth(route.config?.auth);
+    if (!auth) {
+      if (route.config?.auth === 'none') route.schema = { ...route.schema, security: [] } as typeof route.schema;
+      return;
+    }
+    for (const name of auth.strategies) {
+      if (!deps.strategies[name]) throw new Error(`route ${route.method} ${route.url} uses unknown auth strategy ${name}`);
+    }
+    route.schema = { ...route.schema, security: securityRequirements(auth, deps.strategies) } as typeof route.schema;
+  });
+  app.addHook('preValidation', async (request) => {
+    const auth = normaliseAuth(request.routeOptions.config.auth);
+    if (auth) await authenticate(request, auth, deps);
+  });
+}
+
+/** The credentials of the strategy that authenticated the request (throws if it was another). */
+export function credentialsOf<C>(request: FastifyRequest, ...strategies: string[]): C {
+  const auth = request.auth;
+  if (!auth || (strategies.length && !strategies.includes(auth.strategy))) {
+    throw appError('INVALID_TOKEN', { detail: 'Missing credentials' });
+  }
+  return auth.credentials as C;
+}
+
+// OpenAPI: one Bearer and one Hawk scheme per onepw token kind, one Bearer scheme for OAuth tokens.
+
+export function securitySchemes(): Record<string, unknown> {
+  const schemes: Record<string, unknown> = {};
+  for (const [type, { prefix }] of Object.entries(TOKEN_TYPES)) {
+    schemes[`${type}Bearer`] = {
+      type: 'http', scheme: 'bearer', bearerFormat: `${prefix}<tokenId>`,
+      description: `\`Authorization: Bearer ${prefix}<tokenId>\` — the ${type}'s derived id (64 hex), HKDF(${type}, "${type}") bytes 0–32.`,
+    };
+    schemes[`${type}Hawk`] = {
+      type: 'http', scheme: 'Hawk',
+      description: `Hawk 1 with id = the ${type}'s tokenId and key = its authKey (HKDF bytes 32–64), SHA-256, over the server's public host and port.`,
+    };
+  }
+  schemes.oauthBearer = {
+    type: 'http', scheme: 'bearer', bearerFormat: '64 hex',
+    description: 'An OAuth access token issued by this server: `Authorization: Bearer <64 hex>`.',
+  };
+  return schemes;
+}
+
+function securityRequirements(auth: RouteAuth, strategies: StrategyMap): Record<string, string[]>[] {
+  const reqs: Record<string, string[]>[] = [];
+  for (const name of auth.strategies) {
+    const kind = strategies[name]!.kind;
+    if (kind === 'oauth') reqs.push({ oauthBearer: [] });
+    else reqs.push({ [`${kind}Bearer`]: [] }, { [`${kind}Hawk`]: [] });
+  }
+  if (auth.optional) reqs.push({});
+  const seen = new Set<string>();
+  return reqs.filter((r) => {
+    const key = JSON.stringify(r);
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+}
+
+/** Strategy descriptions, for the route's OpenAPI description and the portal. */
+export function describeAuth(auth: RouteAuthConfig | undefined, strategies: StrategyMap): string | null {
+  const a = normaliseAuth(auth);
+  if (!a) return null;
+  const parts = a.strategies.map((s) => strategies[s]!.description);
+  return `${a.optional ? 'Optional: ' : ''}${parts.join(' Or: ')}`;
+}

@@ -1,0 +1,111 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { hawkNormalizedString, parseHawkHeader, type HawkArtifacts } from '@tessera/protocol';
+import { appError } from '@tessera/errors';
+
+// Full Hawk verification (protocol.md §2.2; Tessera verifies what FxA's current server skips):
+// the MAC over the configured public host and port, the payload hash when one is sent, the
+// timestamp window, and nonce replay. HMAC and SHA-256 run synchronously: they take microseconds
+// and must not queue on libuv's thread pool.
+
+export interface HawkConfig {
+  /** From PUBLIC_URL: the host and port clients sign, whatever Host header a proxy forwards. */
+  host: string;
+  port: number;
+  skewSeconds: number;
+}
+
+export interface HawkRequestParts {
+  method: string;
+  /** Path and query as received. */
+  url: string;
+  contentType: string | undefined;
+  rawBody: string | undefined;
+}
+
+/**
+ * Remembers nonces per token for the length of the timestamp window. Bounded: entries expire in
+ * insertion order and, past `max`, the oldest go first.
+ */
+export class NonceCache {
+  private readonly seen = new Map<string, number>();
+
+  constructor(private readonly max: number) {}
+
+  /** Records the nonce; returns false when it was already seen and has not expired. */
+  add(key: string, expiresAt: number, now: number): boolean {
+    const prior = this.seen.get(key);
+    if (prior !== undefined && prior > now) return false;
+    if (prior !== undefined) this.seen.delete(key);
+    this.seen.set(key, expiresAt);
+    for (const [k, exp] of this.seen) {
+      if (exp > now && this.seen.size <= this.max) break;
+      this.seen.delete(k);
+    }
+    return true;
+  }
+
+  get size(): number {
+    return this.seen.size;
+  }
+}
+
+export interface ParsedHawk {
+  id: string;
+  attrs: Record<string, string>;
+}
+
+export function parseHawk(header: string): ParsedHawk {
+  const attrs = parseHawkHeader(header);
+  if (!attrs) throw appError('INVALID_TOKEN', { detail: 'Malformed Hawk header' });
+  for (const key of ['id', 'ts', 'nonce', 'mac'] as const) {
+    if (!attrs[key]) throw appError('INVALID_TOKEN', { detail: `Hawk header lacks ${key}` });
+  }
+  if (!/^\d{1,13}$/.test(attrs.ts!)) throw appError('INVALID_REQUEST_SIGNATURE', { detail: 'Hawk ts must be a number of seconds' });
+  return { id: attrs.id!.toLowerCase(), attrs };
+}
+
+function safeEqualBase64(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Verifies a parsed Hawk header against the token's authKey (hex). Throws the catalogue error. */
+export function verifyHawk(
+  parsed: ParsedHawk,
+  authKeyHex: string,
+  req: HawkRequestParts,
+  config: HawkConfig,
+  nonces: NonceCache,
+  nowMs: number,
+): void {
+  const { attrs } = parsed;
+  const artifacts: HawkArtifacts = {
+    method: req.method,
+    resource: req.url,
+    host: config.host,
+    port: config.port,
+    ts: Number(attrs.ts),
+    nonce: attrs.nonce!,
+    ...(attrs.hash !== undefined ? { hash: attrs.hash } : {}),
+    ...(attrs.ext !== undefined ? { ext: attrs.ext } : {}),
+    ...(attrs.app !== undefined ? { app: attrs.app, dlg: attrs.dlg ?? '' } : {}),
+  };
+  const mac = createHmac('sha256', Buffer.from(authKeyHex, 'hex')).update(hawkNormalizedString(artifacts)).digest('base64');
+  if (!safeEqualBase64(mac, attrs.mac!)) throw appError('INVALID_REQUEST_SIGNATURE', { detail: 'Bad mac' });
+
+  if (attrs.hash !== undefined) {
+    const type = (req.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+    const hash = createHash('sha256').update(`hawk.1.payload\n${type}\n`).update(req.rawBody ?? '').update('\n').digest('base64');
+    if (!safeEqualBase64(hash, attrs.hash)) throw appError('INVALID_REQUEST_SIGNATURE', { detail: 'Payload hash does not match the body' });
+  }
+
+  const nowSec = Math.floor(nowMs / 1000);
+  if (Math.abs(Number(attrs.ts) - nowSec) > config.skewSeconds) {
+    throw appError('INVALID_TIMESTAMP', { serverTime: nowSec });
+  }
+  const windowMs = config.skewSeconds * 2000;
+  if (!nonces.add(`${parsed.id}:${attrs.nonce}`, nowMs + windowMs, nowMs)) {
+    throw appError('INVALID_NONCE');
+  }
+}

@@ -1,0 +1,38 @@
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import { securitySchemes } from './auth.js';
+
+export const API_VERSION = '1.0.0';
+
+/** The OpenAPI 3.1 description, generated from the route schemas as routes register. */
+export async function installOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Tessera account API',
+        version: API_VERSION,
+        description: [
+          'The account service of Tessera: onepw accounts, sessions, key fetching and email confirmation.',
+          '',
+          'Every route is under `/v1`. Binary values travel as lowercase hex. Every error is a JSON body',
+          '`{code, errno, error, message, info}` plus per-errno fields; on 503 errno 201 wait `retryAfter`',
+          'seconds (also in the Retry-After header) before retrying. Token-authenticated routes accept the',
+          'token\'s id as a prefixed Bearer credential (`fxs_`, `fxk_`, `fxar_`, `fxpf_`, `fxpc_`) or a Hawk',
+          'signature made with its authKey over the server\'s public host and port.',
+        ].join('\n'),
+        license: { name: 'MPL-2.0', identifier: 'MPL-2.0' },
+      },
+      servers: [{ url: '{origin}', variables: { origin: { default: 'http://localhost:9000', description: 'The server\'s PUBLIC_URL.' } } }],
+      components: { securitySchemes: securitySchemes() as never },
+      tags: [
+        { name: 'Account', description: 'Creating, signing in to and deleting accounts; keys.' },
+        { name: 'Session', description: 'Session tokens: status, confirmation, sign-out.' },
+        { name: 'Email', description: 'Confirming addresses and sessions by email.' },
+        { name: 'Password', description: 'Changing, forgetting and resetting passwords.' },
+        { name: 'Keys', description: 'The server\'s public signing keys.' },
+        { name: 'Miscellaneous', description: 'Utilities.' },
+      ],
+    },
+  });
+}

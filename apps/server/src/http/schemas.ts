@@ -1,0 +1,80 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+// The validation rules of spec 1 §5 as TypeBox schemas, shared by every route. Each rule has an
+// accepted-edge and a rejected-edge test in test/validation.test.ts.
+
+/** Exactly `length` hex characters (either case; handlers lowercase them). */
+export const hex = (length: number, description?: string) =>
+  Type.String({ pattern: `^[0-9a-fA-F]{${length}}$`, minLength: length, maxLength: length, ...(description ? { description } : {}) });
+
+/** Pairs of hex digits, at most `max` characters. */
+export const hexUpTo = (max: number, description?: string) =>
+  Type.String({ pattern: '^(?:[0-9a-fA-F]{2})+$', maxLength: max, ...(description ? { description } : {}) });
+
+// Control characters (C0, DEL, C1) and invisible or direction-changing characters are refused so an
+// address always displays as what it is ("display-safe unicode").
+const UNSAFE = '\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\s';
+export const EMAIL_PATTERN = `^[^@${UNSAFE}]+@[^@${UNSAFE}]+\\.[^@${UNSAFE}]+$`;
+
+export const email = (description = 'An email address: at most 255 characters, no control or invisible characters.') =>
+  Type.String({ maxLength: 255, pattern: EMAIL_PATTERN, description });
+
+export const authPW = hex(64, 'HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client.');
+export const wrapKb = hex(64, 'kB XOR unwrapBKey, chosen by the client (v2 sign-up, password change, reset with recovery key).');
+export const uid = hex(32, 'Account id: 16 bytes as 32 hex characters.');
+export const sessionTokenId = hex(64, 'The id of a session token (its HKDF-derived tokenId, not the token).');
+
+export const CLIENT_SALT_PATTERN = '^identity\\.mozilla\\.com/picl/v1/quickStretch(?:V2)?:';
+export const clientSalt = Type.String({
+  maxLength: 128,
+  pattern: CLIENT_SALT_PATTERN,
+  description: 'The v2 salt, `identity.mozilla.com/picl/v1/quickStretchV2:` plus 32 hex characters (the v1 prefix is accepted too). Without it version 1 is assumed.',
+});
+
+export const service = Type.String({ maxLength: 16, pattern: '^[a-zA-Z0-9-]*$', description: 'The relying service (letters, digits, hyphen; at most 16).' });
+export const redirectTo = Type.String({ maxLength: 2048, description: 'Where to send the user after an emailed link; at most 2048 characters.' });
+export const resume = Type.String({ maxLength: 2048, description: 'Opaque state the web app resumes from; at most 2048 characters.' });
+export const reason = Type.String({ maxLength: 16, description: 'Why the request is made (e.g. `signin`); at most 16 characters.' });
+export const unblockCode = Type.String({ pattern: '^[a-zA-Z0-9]{8}$', minLength: 8, maxLength: 8, description: 'An 8-character unblock code from email.' });
+
+export const VERIFICATION_METHODS = ['email', 'email-otp', 'email-2fa', 'email-captcha', 'totp-2fa'] as const;
+export const verificationMethod = Type.Union(VERIFICATION_METHODS.map((m) => Type.Literal(m)), {
+  description: 'How the new session is to be confirmed.',
+});
+
+const utm = Type.String({ maxLength: 128, pattern: '^[\\w/.%-]+$' });
+const entrypointLike = Type.String({ maxLength: 128, pattern: '^[\\w.:-]+$' });
+
+/** Metrics context (protocol.md §5): flowId and flowBeginTime must come together. */
+export const metricsContext = Type.Object(
+  {
+    deviceId: Type.Optional(hex(32)),
+    entrypoint: Type.Optional(entrypointLike),
+    entrypointExperiment: Type.Optional(entrypointLike),
+    entrypointVariation: Type.Optional(entrypointLike),
+    flowId: Type.Optional(hex(64)),
+    flowBeginTime: Type.Optional(Type.Integer({ minimum: 1 })),
+    utmCampaign: Type.Optional(utm),
+    utmContent: Type.Optional(utm),
+    utmMedium: Type.Optional(utm),
+    utmSource: Type.Optional(utm),
+    utmTerm: Type.Optional(utm),
+    productId: Type.Optional(Type.String({ maxLength: 128, pattern: '^[\\w-]+$' })),
+    planId: Type.Optional(Type.String({ maxLength: 128, pattern: '^[\\w-]+$' })),
+    clientId: Type.Optional(hex(16)),
+    service: Type.Optional(service),
+  },
+  {
+    additionalProperties: false,
+    dependentRequired: { flowId: ['flowBeginTime'], flowBeginTime: ['flowId'] },
+    description: 'Analytics context of the flow; flowId (64 hex) and flowBeginTime must be sent together.',
+  },
+);
+
+export const keysQuery = Type.Boolean({ description: 'Also return a keyFetchToken for GET /account/keys.' });
+
+/** A JSON object body that refuses unknown fields. */
+export const body = <P extends Record<string, TSchema>>(properties: P, description?: string) =>
+  Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
+
+export const Empty = Type.Object({}, { additionalProperties: false, description: 'An empty object.' });

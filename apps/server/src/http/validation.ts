@@ -1,0 +1,78 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { appError, type AppError } from '@tessera/errors';
+import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
+
+// Two validators: request bodies are JSON and are checked as sent (no coercion, unknown fields
+// refused); query strings and path params are text, so "true" and "5" are coerced to their types.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: false,
+    strict: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+export function installValidators(app: FastifyInstance): void {
+  const strict = makeAjv(false);
+  const coercing = makeAjv(true);
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? strict : coercing;
+    return ajv.compile(schema) as ValidateFunction;
+  });
+  // Turn the first schema violation into the catalogue error instead of Fastify's 400.
+  app.setSchemaErrorFormatter((errors, dataVar) => validationError(errors as ErrorObject[], dataVar));
+}
+
+const SOURCES: Record<string, 'payload' | 'query' | 'params' | 'headers'> = {
+  body: 'payload',
+  querystring: 'query',
+  params: 'params',
+  headers: 'headers',
+};
+
+function fieldPath(error: ErrorObject | FastifySchemaValidationError): string {
+  const pointer = (error as ErrorObject).instancePath ?? '';
+  const parts = pointer.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return parts.join('.');
+}
+
+/** Maps an ajv error to 108 (missing field, with `param`) or 107 (any other rule, with `validation`). */
+export function validationError(errors: ErrorObject[], dataVar: string): AppError {
+  const error = errors[0]!;
+  const source = SOURCES[dataVar] ?? 'payload';
+  const where = source === 'payload' ? 'request body' : `request ${source}`;
+  const parent = fieldPath(error);
+  if (error.keyword === 'required' || error.keyword === 'dependentRequired') {
+    const missing = String((error.params as { missingProperty?: string }).missingProperty);
+    const param = parent ? `${parent}.${missing}` : missing;
+    if (error.keyword === 'required' && source === 'payload') {
+      return appError('MISSING_PARAMETER', { param }, `Missing parameter in request body: ${param}`);
+    }
+    const rule = error.keyword;
+    const message = error.keyword === 'dependentRequired'
+      ? `${param} is required when ${(error.params as { property?: string }).property} is present`
+      : `${param} is required`;
+    return appError('INVALID_PARAMETER', { validation: { source, keys: [param], rule, message } }, `Invalid parameter in ${where}: ${message}`);
+  }
+  let field = parent;
+  if (error.keyword === 'additionalProperties') {
+    const extra = String((error.params as { additionalProperty?: string }).additionalProperty);
+    field = parent ? `${parent}.${extra}` : extra;
+    const message = `${field} is not allowed`;
+    return appError('INVALID_PARAMETER', { validation: { source, keys: [field], rule: 'additionalProperties', message } }, `Invalid parameter in ${where}: ${message}`);
+  }
+  const subject = field || (source === 'payload' ? 'body' : source);
+  const message = `${subject} ${error.message ?? 'is invalid'}`;
+  return appError(
+    'INVALID_PARAMETER',
+    { validation: { source, keys: field ? [field] : [], rule: error.keyword, message } },
+    `Invalid parameter in ${where}: ${message}`,
+  );
+}

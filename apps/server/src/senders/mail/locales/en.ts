@@ -1,0 +1,50 @@
+// English strings for every email. Another language is a file with the same keys (see render.ts).
+// `{name}` placeholders are filled from the message data and HTML-escaped in the HTML part.
+export const en = {
+  'brand': 'Tessera',
+  'footer.why': 'You received this email because of activity on your Tessera account {email}.',
+  'footer.notYou': 'If this wasn’t you, change your password right away.',
+  'code.label': 'Your code',
+  'code.expires': 'This code expires in {minutes} minutes.',
+
+  'verify.subject': 'Confirm your email address',
+  'verify.heading': 'Confirm your email to finish creating your account',
+  'verify.body': 'Confirm this address to activate your account and to sync your data.',
+  'verify.action': 'Confirm email',
+
+  'verifyShortCode.subject': 'Your account confirmation code: {code}',
+  'verifyShortCode.heading': 'Confirm your email',
+  'verifyShortCode.body': 'Enter this code where you created your account to confirm this address.',
+
+  'verifyLogin.subject': 'Confirm your sign-in',
+  'verifyLogin.heading': 'Was that you signing in?',
+  'verifyLogin.body': 'A new sign-in to your account needs your confirmation ({device}).',
+  'verifyLogin.action': 'Confirm sign-in',
+
+  'verifyLoginCode.subject': 'Sign-in code: {code}',
+  'verifyLoginCode.heading': 'Confirm your sign-in',
+  'verifyLoginCode.body': 'Enter this code to confirm the sign-in from {device}.',
+
+  'newDeviceLogin.subject': 'New sign-in to your account',
+  'newDeviceLogin.heading': 'Your account was just signed in to',
+  'newDeviceLogin.body': 'Sign-in from {device} at {time} (UTC).',
+
+  'passwordForgotOtp.subject': 'Your password reset code: {code}',
+  'passwordForgotOtp.heading': 'Reset your password',
+  'passwordForgotOtp.body': 'Use this code to reset your password. Anyone with it can reset your password, so don’t share it.',
+
+  'recoveryEmail.subject': 'Reset your password',
+  'recoveryEmail.heading': 'You asked to reset your password',
+  'recoveryEmail.body': 'Open the link to choose a new password, or enter the code where you asked for it. Resetting without a recovery key erases data that only your password protected.',
+  'recoveryEmail.action': 'Reset password',
+
+  'passwordChanged.subject': 'Your password has been changed',
+  'passwordChanged.heading': 'Password changed',
+  'passwordChanged.body': 'The password of your account was changed at {time} (UTC). Your other devices were signed out.',
+
+  'passwordReset.subject': 'Your password has been reset',
+  'passwordReset.heading': 'Password reset',
+  'passwordReset.body': 'The password of your account was reset at {time} (UTC). All your devices were signed out.',
+} as const;
+
+export type MessageKey = keyof typeof en;

@@ -1,0 +1,70 @@
+import { en, type MessageKey } from './locales/en.js';
+
+// Rendering: one layout, two parts (plain text first, HTML second), strings by locale.
+
+const LOCALES: Record<string, Record<MessageKey, string>> = { en };
+export const SUPPORTED_LOCALES = Object.keys(LOCALES);
+
+/** Picks the best supported locale from an Accept-Language-style list ("fr-CA, fr;q=0.9, en"). */
+export function pickLocale(preference: string | null | undefined): string {
+  for (const part of (preference ?? '').split(',')) {
+    const tag = part.split(';')[0]!.trim().toLowerCase();
+    if (LOCALES[tag]) return tag;
+    const base = tag.split('-')[0]!;
+    if (LOCALES[base]) return base;
+  }
+  return 'en';
+}
+
+export type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
+
+export function translator(locale: string): Translate {
+  const strings = LOCALES[locale] ?? en;
+  return (key, vars = {}) => strings[key].replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? `{${name}}`));
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+/** What a template decides; the layout turns it into the text and HTML parts. */
+export interface MailContent {
+  subject: string;
+  heading: string;
+  paragraphs: string[];
+  code?: { value: string; minutes?: number };
+  action?: { label: string; url: string };
+}
+
+export function renderParts(content: MailContent, t: Translate, to: string): { text: string; html: string } {
+  const footer = [t('footer.why', { email: to }), t('footer.notYou')];
+  const text = [
+    content.heading,
+    '',
+    ...content.paragraphs.flatMap((p) => [p, '']),
+    ...(content.code ? [`${t('code.label')}: ${content.code.value}`, ...(content.code.minutes ? [t('code.expires', { minutes: content.code.minutes })] : []), ''] : []),
+    ...(content.action ? [`${content.action.label}: ${content.action.url}`, ''] : []),
+    '--',
+    ...footer,
+  ].join('\n');
+  const p = (s: string) => `<p style="margin:0 0 16px;font:16px/1.5 system-ui,sans-serif;color:#20123a">${escapeHtml(s)}</p>`;
+  const html = [
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">',
+    `<title>${escapeHtml(content.subject)}</title></head>`,
+    '<body style="margin:0;padding:24px;background:#f9f9fb"><main style="max-width:560px;margin:0 auto;background:#fff;padding:32px;border-radius:8px">',
+    `<p style="margin:0 0 24px;font:600 14px system-ui,sans-serif;color:#5b5b66">${escapeHtml(t('brand'))}</p>`,
+    `<h1 style="margin:0 0 16px;font:600 22px/1.3 system-ui,sans-serif;color:#20123a">${escapeHtml(content.heading)}</h1>`,
+    ...content.paragraphs.map(p),
+    content.code
+      ? `<p style="margin:0 0 8px;font:14px system-ui,sans-serif;color:#5b5b66">${escapeHtml(t('code.label'))}</p>` +
+        `<p style="margin:0 0 16px;font:700 28px/1.2 ui-monospace,monospace;letter-spacing:4px;color:#20123a">${escapeHtml(content.code.value)}</p>` +
+        (content.code.minutes ? p(t('code.expires', { minutes: content.code.minutes })) : '')
+      : '',
+    content.action
+      ? `<p style="margin:24px 0"><a href="${escapeHtml(content.action.url)}" style="display:inline-block;padding:12px 20px;background:#0060df;color:#fff;border-radius:4px;font:600 16px system-ui,sans-serif;text-decoration:none">${escapeHtml(content.action.label)}</a></p>`
+      : '',
+    `<hr style="border:0;border-top:1px solid #e0e0e6;margin:24px 0"><footer>${footer.map((f) => `<p style="margin:0 0 8px;font:13px/1.4 system-ui,sans-serif;color:#5b5b66">${escapeHtml(f)}</p>`).join('')}</footer>`,
+    '</main></body></html>',
+  ].join('');
+  return { text, html };
+}

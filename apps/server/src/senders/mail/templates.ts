@@ -1,0 +1,81 @@
+import type { MailContent, Translate } from './render.js';
+
+// Every email the server sends, one entry per kind. The portal's reference/emails page is
+// generated from this table (name, when it is sent, subject, the data it carries).
+
+interface Template<D> {
+  /** When the server sends it; shown on the reference page. */
+  sentWhen: string;
+  content(t: Translate, d: D): MailContent;
+  /** X-Tessera-* headers for automation. */
+  headers(d: D): Record<string, string>;
+  /** The one-time code in the message, if any. */
+  code?(d: D): string;
+}
+
+interface LinkData { link: string }
+interface CodeData { code: string; minutes: number }
+interface DeviceData { device: string }
+interface TimeData { time: string }
+
+const define = <D>(t: Template<D>) => t;
+
+export const TEMPLATES = {
+  verify: define<LinkData & { code: string }>({
+    sentWhen: 'Sign-up (and sign-in to an unconfirmed account) with verificationMethod `email` or none: a link that confirms the address.',
+    content: (t, d) => ({ subject: t('verify.subject'), heading: t('verify.heading'), paragraphs: [t('verify.body')], action: { label: t('verify.action'), url: d.link } }),
+    headers: (d) => ({ 'X-Tessera-Link': d.link, 'X-Tessera-Code': d.code }),
+    code: (d) => d.code,
+  }),
+  verifyShortCode: define<CodeData>({
+    sentWhen: 'Sign-up with verificationMethod `email-otp` (and `/recovery_email/resend_code` for such sessions): a 6-digit code for `/session/verify_code`.',
+    content: (t, d) => ({ subject: t('verifyShortCode.subject', { code: d.code }), heading: t('verifyShortCode.heading'), paragraphs: [t('verifyShortCode.body')], code: { value: d.code, minutes: d.minutes } }),
+    headers: (d) => ({ 'X-Tessera-Code': d.code }),
+    code: (d) => d.code,
+  }),
+  verifyLogin: define<LinkData & DeviceData & { code: string }>({
+    sentWhen: 'A sign-in that needs confirmation, verificationMethod `email` or none: a link that confirms that session.',
+    content: (t, d) => ({ subject: t('verifyLogin.subject'), heading: t('verifyLogin.heading'), paragraphs: [t('verifyLogin.body', { device: d.device })], action: { label: t('verifyLogin.action'), url: d.link } }),
+    headers: (d) => ({ 'X-Tessera-Link': d.link, 'X-Tessera-Code': d.code }),
+    code: (d) => d.code,
+  }),
+  verifyLoginCode: define<CodeData & DeviceData>({
+    sentWhen: 'A sign-in that needs confirmation with verificationMethod `email-otp`, `email-2fa` or `email-captcha`, and `/session/resend_code`: a 6-digit code.',
+    content: (t, d) => ({ subject: t('verifyLoginCode.subject', { code: d.code }), heading: t('verifyLoginCode.heading'), paragraphs: [t('verifyLoginCode.body', { device: d.device })], code: { value: d.code, minutes: d.minutes } }),
+    headers: (d) => ({ 'X-Tessera-Code': d.code }),
+    code: (d) => d.code,
+  }),
+  newDeviceLogin: define<DeviceData & TimeData>({
+    sentWhen: 'After a sign-in is confirmed (by code, link, or because no confirmation was needed): a notice naming the device.',
+    content: (t, d) => ({ subject: t('newDeviceLogin.subject'), heading: t('newDeviceLogin.heading'), paragraphs: [t('newDeviceLogin.body', { device: d.device, time: d.time })] }),
+    headers: () => ({}),
+  }),
+  passwordForgotOtp: define<CodeData>({
+    sentWhen: '`POST /password/forgot/send_otp`: an 8-digit code for `/password/forgot/verify_otp`.',
+    content: (t, d) => ({ subject: t('passwordForgotOtp.subject', { code: d.code }), heading: t('passwordForgotOtp.heading'), paragraphs: [t('passwordForgotOtp.body')], code: { value: d.code, minutes: d.minutes } }),
+    headers: (d) => ({ 'X-Tessera-Code': d.code }),
+    code: (d) => d.code,
+  }),
+  recoveryEmail: define<Partial<LinkData> & CodeData>({
+    sentWhen: '`POST /password/forgot/send_code`: the reset code and a link to the reset page carrying it; `/resend_code`: a new code for the token the client holds (no link).',
+    content: (t, d) => ({
+      subject: t('recoveryEmail.subject'), heading: t('recoveryEmail.heading'), paragraphs: [t('recoveryEmail.body')],
+      code: { value: d.code, minutes: d.minutes }, ...(d.link ? { action: { label: t('recoveryEmail.action'), url: d.link } } : {}),
+    }),
+    headers: (d) => ({ ...(d.link ? { 'X-Tessera-Link': d.link } : {}), 'X-Tessera-Code': d.code }),
+    code: (d) => d.code,
+  }),
+  passwordChanged: define<TimeData>({
+    sentWhen: 'After `/password/change/finish` (not for a v1→v2 upgrade): a notice that other sessions were ended.',
+    content: (t, d) => ({ subject: t('passwordChanged.subject'), heading: t('passwordChanged.heading'), paragraphs: [t('passwordChanged.body', { time: d.time })] }),
+    headers: () => ({}),
+  }),
+  passwordReset: define<TimeData>({
+    sentWhen: 'After `/account/reset`: a notice that every session was ended.',
+    content: (t, d) => ({ subject: t('passwordReset.subject'), heading: t('passwordReset.heading'), paragraphs: [t('passwordReset.body', { time: d.time })] }),
+    headers: () => ({}),
+  }),
+} as const;
+
+export type TemplateName = keyof typeof TEMPLATES;
+export type TemplateData<N extends TemplateName> = (typeof TEMPLATES)[N] extends Template<infer D> ? D : never;

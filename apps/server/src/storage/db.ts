@@ -1,0 +1,86 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, MysqlDialect, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import { createPool as createMysqlPool } from 'mysql2';
+import pg from 'pg';
+import { MIGRATIONS } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type DialectName = 'sqlite' | 'postgres' | 'mysql';
+
+export interface Storage {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  destroy(): Promise<void>;
+}
+
+export function dialectOf(url: string): DialectName {
+  if (url.startsWith('sqlite:')) return 'sqlite';
+  if (/^postgres(ql)?:\/\//.test(url)) return 'postgres';
+  if (/^(mysql|mariadb):\/\//.test(url)) return 'mysql';
+  throw new Error(`DATABASE_URL must start with sqlite:, postgres:// or mysql:// (got "${url.split(':')[0]}:")`);
+}
+
+// node-pg returns BIGINT (oid 20) as a string; every bigint here is a millisecond time, well inside
+// 2^53, so parse it as a number for this pool only (no global type-parser mutation).
+const PG_INT8 = 20;
+const pgTypes = {
+  getTypeParser(oid: number, format?: string) {
+    if (oid === PG_INT8) return (v: string) => Number(v);
+    return (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format);
+  },
+};
+
+function makeDialect(url: string, poolSize: number): Dialect {
+  switch (dialectOf(url)) {
+    case 'sqlite': {
+      const file = url.slice('sqlite:'.length);
+      if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+      const sqlite = new SQLite(file);
+      // WAL lets readers proceed while a write commits; NORMAL sync is durable across app crashes.
+      sqlite.pragma('journal_mode = WAL');
+      sqlite.pragma('synchronous = NORMAL');
+      sqlite.pragma('busy_timeout = 5000');
+      return new SqliteDialect({ database: sqlite });
+    }
+    case 'postgres':
+      return new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes as never }) });
+    case 'mysql':
+      return new MysqlDialect({
+        pool: createMysqlPool({ uri: url.replace(/^mariadb:/, 'mysql:'), connectionLimit: poolSize, timezone: 'Z' }),
+      });
+  }
+}
+
+/** Opens the database named by a DATABASE_URL (`sqlite:<path>`, `postgres://…`, `mysql://…`). */
+export function openStorage(url: string, options: { poolSize?: number } = {}): Storage {
+  const db = new Kysely<Database>({ dialect: makeDialect(url, options.poolSize ?? 10) });
+  return { db, dialect: dialectOf(url), destroy: () => db.destroy() };
+}
+
+/** Brings the schema to the newest migration; throws (and the server refuses to start) on failure. */
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    migrationTableName: 'schema_migrations',
+    migrationLockTableName: 'schema_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  const failed = results?.find((r) => r.status === 'Error');
+  if (failed) throw new Error(`migration ${failed.migrationName} failed`);
+  return (results ?? []).map((r) => r.migrationName);
+}
+
+/** True when a write failed on a primary-key or unique constraint, whatever the dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; errno?: number } | null;
+  if (!e) return false;
+  return (
+    e.code === '23505' || // PostgreSQL unique_violation
+    e.code === 'ER_DUP_ENTRY' || e.errno === 1062 || // MySQL / MariaDB
+    e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e.code === 'SQLITE_CONSTRAINT_UNIQUE'
+  );
+}

@@ -1,0 +1,12 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_create_accounts.js';
+import * as m0002 from './0002_add_email_codes.js';
+
+/**
+ * Every migration, in order. Names are `NNNN_verb_noun`; a migration never changes once released —
+ * add the next number instead. They run on start (storage/db.ts) and in every test database.
+ */
+export const MIGRATIONS: Record<string, Migration> = {
+  '0001_create_accounts': m0001,
+  '0002_add_email_codes': m0002,
+};

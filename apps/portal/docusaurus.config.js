@@ -2,26 +2,25 @@
 // the two local plugins (src/plugins/openapi: the /api page; src/plugins/search: the offline index and
 // the search UI) — nothing here re-implements what the framework already gives.
 import { themes as prismThemes } from 'prism-react-renderer';
-import { algoliaFromEnv, openApiPathFromEnv, siteUrlFromEnv, repoUrlFromEnv } from './site-env.js';
+import { algoliaFromEnv, brokenContentPolicy, openApiPathFromEnv, siteUrlFromEnv, repoUrlFromEnv } from './site-env.js';
 
 const algolia = algoliaFromEnv(process.env);
 const repoUrl = repoUrlFromEnv(process.env);
+const title = 'Tessera Ecosystem Platform';
+const tagline = 'Documentation for accounts, Sync and more';
 
 /** @type {import('@docusaurus/types').Config} */
 const config = {
-  title: 'Tessera Ecosystem Platform',
-  tagline: 'Documentation for accounts, Sync and more',
+  title,
+  tagline,
   favicon: 'img/favicon.svg',
   url: siteUrlFromEnv(process.env),
   baseUrl: '/ecosystem-platform/',
   trailingSlash: false,
   // Broken links warn (a page may link ahead to one a later issue writes); broken images fail.
-  onBrokenLinks: 'warn',
-  onBrokenAnchors: 'warn',
-  markdown: {
-    mermaid: true,
-    hooks: { onBrokenMarkdownLinks: 'warn', onBrokenMarkdownImages: 'throw' },
-  },
+  onBrokenLinks: brokenContentPolicy.onBrokenLinks,
+  onBrokenAnchors: brokenContentPolicy.onBrokenAnchors,
+  markdown: { mermaid: true, hooks: brokenContentPolicy.markdownHooks },
   i18n: { defaultLocale: 'en', locales: ['en'] },
   // The banner that explains a wrong baseUrl stays on (it is Docusaurus' default; stated for clarity).
   baseUrlIssueBanner: true,
@@ -46,10 +45,8 @@ const config = {
       }),
     ],
   ],
-  themes: [
-    '@docusaurus/theme-mermaid',
-    ...(algolia ? ['@docusaurus/theme-search-algolia'] : []),
-  ],
+  // The classic preset adds @docusaurus/theme-search-algolia by itself when themeConfig.algolia is set.
+  themes: ['@docusaurus/theme-mermaid'],
   plugins: [
     ['./src/plugins/openapi/index.js', { specPath: openApiPathFromEnv(process.env) }],
     ['./src/plugins/search/index.js', { algolia }],
@@ -66,7 +63,7 @@ const config = {
         isCloseable: true,
       },
       navbar: {
-        title: 'Tessera Ecosystem Platform',
+        title,
         logo: { alt: 'Tessera', src: 'img/logo.svg', width: 32, height: 32 },
         hideOnScroll: false,
         items: [
@@ -96,7 +93,7 @@ const config = {
             ],
           },
         ],
-        copyright: 'Tessera — an open account and identity platform. Content licensed MPL-2.0.',
+        copyright: `${title} — ${tagline}. Content licensed MPL-2.0.`,
       },
       prism: {
         theme: prismThemes.github,

@@ -6,6 +6,17 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+/**
+ * What a build does with broken content: links only warn (a page may link ahead to one a later issue
+ * writes), images in markdown fail the build. Shared with the build-behaviour test's fixture site so
+ * the test proves the portal's own policy.
+ */
+export const brokenContentPolicy = {
+  onBrokenLinks: 'warn',
+  onBrokenAnchors: 'warn',
+  markdownHooks: { onBrokenMarkdownLinks: 'warn', onBrokenMarkdownImages: 'throw' },
+};
+
 /** Algolia DocSearch when all three variables are set; otherwise null (the offline index is used). */
 export function algoliaFromEnv(env) {
   const appId = env.ALGOLIA_APP_ID?.trim();

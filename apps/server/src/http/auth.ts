@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { appError, type AppError } from '@tessera/errors';
 import { TOKEN_TYPES, type TokenType } from '@tessera/protocol';
-import { NonceCache, parseHawk, verifyHawk, type HawkConfig, type ParsedHawk } from './hawk.js';
+import type { NonceCache} from './hawk.js';
+import { parseHawk, verifyHawk, type HawkConfig, type ParsedHawk } from './hawk.js';
 import type { Clock } from '../clock.js';
 
 // Route authentication. Each route declares `config: { auth }` — a strategy name, a list of them

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, appError, isAppError } from '@tessera/errors';
+import type { AppError} from '@tessera/errors';
+import { appError, isAppError } from '@tessera/errors';
 
 export interface ErrorDeps {
   /** The page documenting error bodies; each body's `info` links to its errno on it. */

@@ -23,10 +23,8 @@ export default function searchPlugin(context, options) {
   const { baseUrl } = context;
   return {
     name: 'tessera-search',
-    getThemePath() {
-      // Offline mode brings its own SearchBar; with Algolia the DocSearch one from its theme is used.
-      return algolia ? undefined : join(here, 'theme');
-    },
+    // Offline mode brings its own SearchBar; with Algolia the DocSearch one from its theme is used.
+    ...(algolia ? {} : { getThemePath: () => join(here, 'theme') }),
     async contentLoaded({ actions }) {
       actions.setGlobalData({ algolia, indexFile: INDEX_FILE });
       // The Algolia theme registers /search itself; offline, this plugin does.

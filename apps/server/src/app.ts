@@ -26,6 +26,8 @@ import { installErrorHandling } from './http/errors.js';
 import { NonceCache } from './http/hawk.js';
 import { installOpenApi } from './http/openapi.js';
 import { installValidators } from './http/validation.js';
+import { ErrorBody } from './http/responses.js';
+import { MetricsContextSchema } from './http/schemas.js';
 import { installPortal } from './http/portal.js';
 import { Mailer } from './senders/mail/mailer.js';
 import { OutboxSender, SmtpSender, type MailSender } from './senders/mail/sender.js';
@@ -107,7 +109,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
 
   installJsonParser(server);
-  installValidators(server);
+  installValidators(server, [ErrorBody, MetricsContextSchema]);
   installErrorHandling(server, { infoUrl: new URL('/ecosystem-platform/reference/api-errors', config.server.publicUrl).toString() });
   installAuth(server, {
     strategies: buildStrategies({ db, sessions, tokens: config.tokens }),

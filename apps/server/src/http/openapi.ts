@@ -4,9 +4,30 @@ import { securitySchemes } from './auth.js';
 
 export const API_VERSION = '1.0.0';
 
+/** `POST /v1/account/create` → `postAccountCreate`: stable names the portal and SDK can link to. */
+export function operationIdOf(method: string, url: string): string {
+  const words = url.replace(/^\/v1\//, '/').split(/[^a-zA-Z0-9]+/).filter(Boolean);
+  return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
 /** The OpenAPI 3.1 description, generated from the route schemas as routes register. */
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
+  // Each operation gets an operationId and `x-errors`: every catalogue error its responses declare.
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.hide || Array.isArray(route.method)) return;
+    const errors: { status: number; name: string; errno: number }[] = [];
+    for (const [status, schema] of Object.entries((route.schema?.response ?? {}) as Record<string, { 'x-errors'?: { name: string; errno: number }[] }>)) {
+      for (const e of schema['x-errors'] ?? []) errors.push({ status: Number(status), ...e });
+    }
+    route.schema = {
+      ...route.schema,
+      operationId: operationIdOf(route.method, route.url),
+      ...(errors.length ? { 'x-errors': errors } : {}),
+    } as typeof route.schema;
+  });
   await app.register(swagger, {
+    // Shared schemas keep their $id as their name under components.schemas.
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -12,7 +12,7 @@ export const ErrorBody = Type.Object(
     message: Type.String(),
     info: Type.String({ description: 'Link to this errno on the error reference page.' }),
   },
-  { additionalProperties: true, description: 'A catalogue error; per-errno extra fields may follow.' },
+  { $id: 'ErrorBody', additionalProperties: true, description: 'A catalogue error; per-errno extra fields may follow.' },
 );
 
 /** Errors every route with a body or query can send. */
@@ -32,8 +32,8 @@ export function responses(ok: TSchema, errors: AuthErrorName[], options: { input
   const out: Record<number, TSchema> = { 200: ok };
   for (const [status, names] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[status] = Type.Unsafe({
-      ...ErrorBody,
-      description: names.map((n) => `errno ${AUTH_ERRORS[n].errno} ${n}: ${AUTH_ERRORS[n].message}`).join('\n'),
+      $ref: 'ErrorBody#',
+      description: names.map((n) => `errno ${AUTH_ERRORS[n].errno} ${n}`).join(', '),
       'x-errors': names.map((n) => ({ name: n, errno: AUTH_ERRORS[n].errno })),
     });
   }

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 // The validation rules of spec 1 §5 as TypeBox schemas, shared by every route. Each rule has an
 // accepted-edge and a rejected-edge test in test/validation.test.ts.
@@ -46,7 +46,7 @@ const utm = Type.String({ maxLength: 128, pattern: '^[\\w/.%-]+$' });
 const entrypointLike = Type.String({ maxLength: 128, pattern: '^[\\w.:-]+$' });
 
 /** Metrics context (protocol.md §5): flowId and flowBeginTime must come together. */
-export const metricsContext = Type.Object(
+export const MetricsContextSchema = Type.Object(
   {
     deviceId: Type.Optional(hex(32)),
     entrypoint: Type.Optional(entrypointLike),
@@ -67,9 +67,11 @@ export const metricsContext = Type.Object(
   {
     additionalProperties: false,
     dependentRequired: { flowId: ['flowBeginTime'], flowBeginTime: ['flowId'] },
+    $id: 'MetricsContext',
     description: 'Analytics context of the flow; flowId (64 hex) and flowBeginTime must be sent together.',
   },
 );
+export const metricsContext = Type.Unsafe<Static<typeof MetricsContextSchema>>(Type.Ref('MetricsContext'));
 
 export const keysQuery = Type.Boolean({ description: 'Also return a keyFetchToken for GET /account/keys.' });
 

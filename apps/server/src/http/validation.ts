@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { appError, type AppError } from '@tessera/errors';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
 
 // Two validators: request bodies are JSON and are checked as sent (no coercion, unknown fields
 // refused); query strings and path params are text, so "true" and "5" are coerced to their types.
@@ -19,9 +20,15 @@ function makeAjv(coerce: boolean): Ajv {
   return ajv;
 }
 
-export function installValidators(app: FastifyInstance): void {
+/** Installs the two validators; `shared` are the schemas routes reference by `$id`. */
+export function installValidators(app: FastifyInstance, shared: TSchema[]): void {
   const strict = makeAjv(false);
   const coercing = makeAjv(true);
+  for (const schema of shared) {
+    strict.addSchema(schema);
+    coercing.addSchema(schema);
+    app.addSchema(schema);
+  }
   app.setValidatorCompiler(({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict : coercing;
     return ajv.compile(schema) as ValidateFunction;

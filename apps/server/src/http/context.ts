@@ -8,11 +8,37 @@ export interface RequestContext {
   acceptLanguage: string | null;
 }
 
+const LANGUAGE_TAG = /^[a-zA-Z]{1,8}(?:-[a-zA-Z0-9]{1,8})*$/;
+
+/**
+ * The account's languages from Accept-Language, most preferred first ("fr-CA, fr, en"): only
+ * well-formed tags, no wildcard, at most 255 characters. Null when nothing usable was sent.
+ */
+export function languagesOf(header: string | undefined): string | null {
+  if (!header) return null;
+  const tags = header.split(',')
+    .map((part, i) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = Number(params.find((p) => p.trim().startsWith('q='))?.trim().slice(2) ?? 1);
+      return { tag: tag!.trim(), q: Number.isFinite(q) ? q : 0, i };
+    })
+    .filter((t) => LANGUAGE_TAG.test(t.tag) && t.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i)
+    .map((t) => t.tag);
+  let out = '';
+  for (const tag of tags) {
+    const next = out ? `${out}, ${tag}` : tag;
+    if (next.length > 255) break;
+    out = next;
+  }
+  return out || null;
+}
+
 export function contextOf(request: FastifyRequest): RequestContext {
   const lang = request.headers['accept-language'];
   return {
     ip: request.ip,
     userAgent: request.headers['user-agent'],
-    acceptLanguage: typeof lang === 'string' && lang ? lang.slice(0, 255) : null,
+    acceptLanguage: languagesOf(typeof lang === 'string' ? lang : undefined),
   };
 }

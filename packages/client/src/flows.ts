@@ -1,0 +1,132 @@
+import {
+  createClientSalt, deriveTokenKeys, openKeyBundle, randomHex, stretchV1, stretchV2, unwrapKb, type StretchedCredentials,
+} from '@tessera/protocol';
+import { TesseraClient, type Body } from './client.js';
+import { isTesseraError } from './errors.js';
+
+// Whole flows on top of the route methods: the client side of onepw (stretching, choosing kB,
+// unwrapping bundles) so an application never handles authPW or wrapKb itself.
+
+export interface SignedIn {
+  uid: string;
+  sessionToken: string;
+  /** Present with `keys: true`; spend it with fetchKeys(). */
+  keyFetchToken?: string;
+  /** Unwraps kB from the bundle of that keyFetchToken; keep it in memory only. */
+  unwrapBKey: string;
+  /** The address the v1 password is stretched with (may differ in case from what was typed). */
+  email: string;
+  verified: boolean;
+  verificationMethod?: string;
+  verificationReason?: string;
+}
+
+export interface Keys {
+  kA: string;
+  kB: string;
+}
+
+/** The version-2 fields for a password guarding `kB` (v1 and v2 verifiers unlock the same kB). */
+async function passwordFields(email: string, password: string, kB: string) {
+  const clientSalt = createClientSalt();
+  const [v1, v2] = await Promise.all([stretchV1(email, password), stretchV2(clientSalt, password)]);
+  return {
+    v1, v2,
+    fields: {
+      authPW: v1.authPW,
+      wrapKb: unwrapKb(kB, v1.unwrapBKey),
+      authPWVersion2: v2.authPW,
+      wrapKbVersion2: unwrapKb(kB, v2.unwrapBKey),
+      clientSalt,
+    },
+  };
+}
+
+export class TesseraAccounts {
+  constructor(readonly client: TesseraClient) {}
+
+  /**
+   * Signs up with a version-2 password (a random kB wrapped under both stretches).
+   *
+   * @example
+   * const { sessionToken } = await accounts.signUp('me@example.com', 'correct horse battery', { verificationMethod: 'email-otp' });
+   */
+  async signUp(email: string, password: string, options: { keys?: boolean; verificationMethod?: Body<'/v1/account/create'>['verificationMethod']; service?: string } = {}): Promise<SignedIn> {
+    const { v2, fields } = await passwordFields(email, password, randomHex(32));
+    const reply = await this.client.accountCreate(
+      { email, ...fields, ...(options.verificationMethod ? { verificationMethod: options.verificationMethod } : {}), ...(options.service ? { service: options.service } : {}) },
+      { keys: options.keys ?? false },
+    );
+    return {
+      uid: reply.uid, sessionToken: reply.sessionToken, email, verified: false, unwrapBKey: v2.unwrapBKey,
+      ...(reply.keyFetchTokenVersion2 ? { keyFetchToken: reply.keyFetchTokenVersion2 } : {}),
+      ...(reply.verificationMethod ? { verificationMethod: reply.verificationMethod } : {}),
+    };
+  }
+
+  /** The stretch this account needs: v2 with its clientSalt, else v1 with the address. */
+  async credentialsFor(email: string, password: string): Promise<StretchedCredentials & { version: 1 | 2 }> {
+    const status = await this.client.accountCredentialsStatus(email);
+    if (status.currentVersion === 'v2' && status.clientSalt) return { ...(await stretchV2(status.clientSalt, password)), version: 2 };
+    return { ...(await stretchV1(email, password)), version: 1 };
+  }
+
+  /**
+   * Signs in: asks which stretch the account uses, stretches, logs in; retries once with the
+   * stored spelling of the address when the server answers 120.
+   */
+  async signIn(email: string, password: string, options: { keys?: boolean; verificationMethod?: Body<'/v1/account/login'>['verificationMethod']; service?: string } = {}): Promise<SignedIn> {
+    let address = email;
+    for (let attempt = 0; ; attempt++) {
+      const creds = await this.credentialsFor(address, password);
+      try {
+        const reply = await this.client.accountLogin(
+          { email: address, authPW: creds.authPW, ...(options.verificationMethod ? { verificationMethod: options.verificationMethod } : {}), ...(options.service ? { service: options.service } : {}) },
+          { keys: options.keys ?? false },
+        );
+        const keyFetchToken = reply.keyFetchTokenVersion2 ?? reply.keyFetchToken;
+        return {
+          uid: reply.uid, sessionToken: reply.sessionToken, email: address, verified: reply.verified, unwrapBKey: creds.unwrapBKey,
+          ...(keyFetchToken ? { keyFetchToken } : {}),
+          ...(reply.verificationMethod ? { verificationMethod: reply.verificationMethod } : {}),
+          ...(reply.verificationReason ? { verificationReason: reply.verificationReason } : {}),
+        };
+      } catch (err) {
+        if (attempt === 0 && isTesseraError(err, 'INCORRECT_EMAIL_CASE') && typeof err.body.email === 'string') {
+          address = err.body.email;
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+
+  /** Spends the keyFetchToken and unwraps kA and kB (the bundle's MAC is checked first). */
+  async fetchKeys(keyFetchToken: string, unwrapBKey: string): Promise<Keys> {
+    const { bundle } = await this.client.accountKeys(keyFetchToken);
+    const { kA, wrapKb } = openKeyBundle(deriveTokenKeys('keyFetchToken', keyFetchToken).bundleKey, bundle);
+    return { kA, kB: unwrapKb(wrapKb, unwrapBKey) };
+  }
+
+  /**
+   * Changes the password and keeps kB: proves the old password, fetches the keys, re-wraps kB
+   * under the new one (v1 and v2). Returns the new session that replaces `sessionToken`.
+   */
+  async changePassword(sessionToken: string, email: string, oldPassword: string, newPassword: string, options: { keys?: boolean } = {}) {
+    const old = await this.credentialsFor(email, oldPassword);
+    const start = await this.client.passwordChangeStart(sessionToken, { email, oldAuthPW: old.authPW });
+    const kft = start.keyFetchToken2 ?? start.keyFetchToken;
+    if (!kft) throw new Error('the server returned no key fetch token');
+    const { kB } = await this.fetchKeys(kft, old.unwrapBKey);
+    const { v2, fields } = await passwordFields(email, newPassword, kB);
+    const reply = await this.client.passwordChangeFinish(start.passwordChangeToken, { ...fields, sessionToken: deriveTokenKeys('sessionToken', sessionToken).tokenId }, { keys: options.keys ?? false });
+    return { ...reply, unwrapBKey: v2.unwrapBKey, keyFetchToken: reply.keyFetchToken2 ?? reply.keyFetchToken };
+  }
+
+  /** Sets a new password with an accountResetToken; kB is new (a fresh random one, v2 wrapped). */
+  async resetPassword(accountResetToken: string, email: string, newPassword: string, options: { keys?: boolean; session?: boolean } = {}) {
+    const { v2, fields } = await passwordFields(email, newPassword, randomHex(32));
+    const reply = await this.client.accountReset(accountResetToken, { ...fields, sessionToken: options.session ?? true }, { keys: options.keys ?? false });
+    return { ...reply, unwrapBKey: v2.unwrapBKey, keyFetchToken: reply.keyFetchTokenVersion2 ?? reply.keyFetchToken };
+  }
+}

@@ -1,0 +1,123 @@
+import { bearerHeader, deriveTokenKeys, hawkHeader, type TokenType } from '@tessera/protocol';
+import type { ErrorBody } from '@tessera/errors';
+import { TesseraApiError } from './errors.js';
+
+/** How the SDK presents onepw tokens. */
+export type TokenPresentation = 'bearer' | 'hawk';
+
+export interface TransportOptions {
+  /** The server origin (with or without `/v1`), e.g. `http://localhost:9000`. */
+  baseUrl: string;
+  /** Defaults to `bearer` (prefixed ids); `hawk` signs every request with the token's authKey. */
+  presentation?: TokenPresentation;
+  /** Retries after 503/201 ("server busy"), each after the server's retryAfter. Default 2. */
+  busyRetries?: number;
+  /** Longest wait honoured for one retry, in seconds. Default 30. */
+  maxRetryAfterSeconds?: number;
+  fetch?: typeof fetch;
+  /** Seconds since the epoch; tests move it. Defaults to the system clock. */
+  now?: () => number;
+}
+
+/** A token as the SDK holds it: its kind and the 64-hex token data the server returned. */
+export interface TokenRef {
+  type: TokenType | 'oauth';
+  value: string;
+}
+
+export interface RequestSpec {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined> | undefined;
+  body?: unknown;
+  token?: TokenRef | undefined;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** HTTP, token presentation, clock-skew correction and busy back-off, for every SDK method. */
+export class Transport {
+  readonly baseUrl: string;
+  private readonly presentation: TokenPresentation;
+  private readonly busyRetries: number;
+  private readonly maxRetryAfter: number;
+  private readonly fetchImpl: typeof fetch;
+  private readonly now: () => number;
+  /** Server time minus local time, learnt from 401/111 answers (seconds). */
+  private skew = 0;
+  private readonly keyCache = new Map<string, { tokenId: string; authKey: string }>();
+
+  constructor(options: TransportOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+    this.presentation = options.presentation ?? 'bearer';
+    this.busyRetries = options.busyRetries ?? 2;
+    this.maxRetryAfter = options.maxRetryAfterSeconds ?? 30;
+    this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.now = options.now ?? (() => Date.now() / 1000);
+  }
+
+  private keysOf(type: TokenType, value: string) {
+    const cacheKey = `${type}:${value}`;
+    let keys = this.keyCache.get(cacheKey);
+    if (!keys) {
+      const derived = deriveTokenKeys(type, value);
+      keys = { tokenId: derived.tokenId, authKey: derived.authKey };
+      if (this.keyCache.size > 256) this.keyCache.clear();
+      this.keyCache.set(cacheKey, keys);
+    }
+    return keys;
+  }
+
+  private authorization(spec: RequestSpec, url: URL, payload: string | undefined): string | undefined {
+    const token = spec.token;
+    if (!token) return undefined;
+    if (token.type === 'oauth') return `Bearer ${token.value}`;
+    const { tokenId, authKey } = this.keysOf(token.type, token.value);
+    if (this.presentation === 'bearer') return bearerHeader(token.type, tokenId);
+    return hawkHeader({
+      method: spec.method, url, credentials: { id: tokenId, key: authKey },
+      ts: Math.floor(this.now() + this.skew),
+      ...(payload !== undefined ? { payload, contentType: 'application/json' } : {}),
+    });
+  }
+
+  async request<T>(spec: RequestSpec): Promise<T> {
+    const url = new URL(`${this.baseUrl}${spec.path.startsWith('/.well-known') ? '' : '/v1'}${spec.path}`);
+    for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const payload = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    let busyLeft = this.busyRetries;
+    let skewRetried = false;
+    for (;;) {
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (payload !== undefined) headers['content-type'] = 'application/json';
+      const auth = this.authorization(spec, url, payload);
+      if (auth) headers.authorization = auth;
+      const res = await this.fetchImpl(url, { method: spec.method, headers, ...(payload !== undefined ? { body: payload } : {}) });
+      const text = await res.text();
+      let json: unknown;
+      try {
+        json = text ? JSON.parse(text) : {};
+      } catch {
+        json = undefined;
+      }
+      if (res.ok) return json as T;
+      const body = (json && typeof json === 'object' && 'errno' in json)
+        ? (json as ErrorBody)
+        // Proxies can answer without a catalogue body; map the common ones as the protocol does.
+        : { code: res.status, errno: res.status === 429 ? 114 : res.status === 406 ? 125 : 999, error: res.statusText, message: text.slice(0, 200) || res.statusText, info: '' };
+      if (body.errno === 111 && typeof body.serverTime === 'number' && !skewRetried && this.presentation === 'hawk' && spec.token) {
+        this.skew = (body.serverTime as number) - this.now();
+        skewRetried = true;
+        continue;
+      }
+      const retryAfter = Number(body.retryAfter ?? res.headers.get('retry-after'));
+      if (body.errno === 201 && busyLeft > 0 && retryAfter > 0 && retryAfter <= this.maxRetryAfter) {
+        busyLeft--;
+        // Spec: after 503/201 the client pauses for retryAfter seconds before trying again.
+        await sleep(retryAfter * 1000);
+        continue;
+      }
+      throw new TesseraApiError(body);
+    }
+  }
+}

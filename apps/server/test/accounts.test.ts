@@ -112,8 +112,7 @@ describe.each(httpDialects())('accounts over HTTP (%s)', (dialect) => {
     expect(await t.client.accountStatusByEmail({ email: acct.email })).toEqual({ exists: true });
     expect(await t.client.accountStatusByEmail({ email: acct.email, thirdPartyAuthStatus: true })).toEqual({ exists: true, hasLinkedAccount: false, hasPassword: true, hasPasskey: false });
     expect(await t.client.accountStatusByEmail({ email: newEmail() })).toEqual({ exists: false });
-    const anon = new (t.client.constructor as typeof import('@tessera/client').TesseraClient)({ baseUrl: t.url });
-    const err = await anon.transport.request({ method: 'GET', path: '/account/status' }).catch((e: unknown) => e);
+    const err = await t.client.transport.request({ method: 'GET', path: '/account/status' }).catch((e: unknown) => e);
     expect(isTesseraError(err, 'MISSING_PARAMETER') && err.body.param).toBe('uid');
   });
 

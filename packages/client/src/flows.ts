@@ -1,7 +1,8 @@
 import {
   createClientSalt, deriveTokenKeys, openKeyBundle, randomHex, stretchV1, stretchV2, unwrapKb, type StretchedCredentials,
 } from '@tessera/protocol';
-import { TesseraClient, type Body } from './client.js';
+import type { TesseraClient} from './client.js';
+import { type Body } from './client.js';
 import { isTesseraError } from './errors.js';
 
 // Whole flows on top of the route methods: the client side of onepw (stretching, choosing kB,

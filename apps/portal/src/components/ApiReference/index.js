@@ -166,7 +166,7 @@ export default function ApiReference({ api }) {
             </div>
           ))}
         </nav>
-        <main className={styles.main}>
+        <main className={`${styles.main} tessera-prose`}>
           <Heading as="h1">API reference</Heading>
           <p>
             {api.title} <code>{api.version}</code>. <Inline text={api.description} /> Rendered at build time from the

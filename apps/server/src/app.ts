@@ -92,6 +92,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const sessions = new SessionsService({ db, clock, idleLifetimeMs: config.tokens.sessionWithoutDeviceLifetime * 1000 });
   const accounts = new AccountsService({
     db, clock, scrypt, confirmations,
+    warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
     signin: {
       confirmationEnabled: config.signin.confirmationEnabled,
       skipForNewAccountsMs: config.signin.skipForNewAccountsSeconds * 1000,

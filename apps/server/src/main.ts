@@ -7,7 +7,10 @@ import { migrateToLatest, openStorage } from './storage/db.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const storage = openStorage(config.server.databaseUrl, { poolSize: config.server.databasePoolSize });
+  const storage = openStorage(config.server.databaseUrl, {
+    poolSize: config.server.databasePoolSize,
+    onError: (err) => process.stderr.write(`database connection error (the pool reconnects): ${err.message}\n`),
+  });
   await migrateToLatest(storage.db);
   const app = await createApp({ config, storage });
   const { server } = app;

@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveTokenKeys, stretchV1 } from '@tessera/protocol';
 import { isTesseraError } from '@tessera/client';
+import { expectError } from './helpers.js';
 import { createTestServer, httpDialects, newEmail, verifiedAccount, type TestServer } from './harness.js';
-
-async function expectError(promise: Promise<unknown>, name: string, status?: number) {
-  const err = await promise.then(() => null, (e: unknown) => e);
-  expect(err, `expected ${name}`).not.toBeNull();
-  if (!isTesseraError(err)) throw err;
-  expect(err.errorName).toBe(name);
-  if (status) expect(err.code).toBe(status);
-  return err;
-}
 
 describe.each(httpDialects())('accounts over HTTP (%s)', (dialect) => {
   let t: TestServer;

@@ -32,7 +32,7 @@ const pgTypes = {
   },
 };
 
-function makeDialect(url: string, poolSize: number): Dialect {
+function makeDialect(url: string, poolSize: number, onError: (err: Error) => void): Dialect {
   switch (dialectOf(url)) {
     case 'sqlite': {
       const file = url.slice('sqlite:'.length);
@@ -44,8 +44,13 @@ function makeDialect(url: string, poolSize: number): Dialect {
       sqlite.pragma('busy_timeout = 5000');
       return new SqliteDialect({ database: sqlite });
     }
-    case 'postgres':
-      return new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes as never }) });
+    case 'postgres': {
+      const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes as never });
+      // An idle connection that the server closes (restart, failover) must not crash the process:
+      // the pool drops it and opens another on the next query.
+      pool.on('error', onError);
+      return new PostgresDialect({ pool });
+    }
     case 'mysql':
       return new MysqlDialect({
         pool: createMysqlPool({ uri: url.replace(/^mariadb:/, 'mysql:'), connectionLimit: poolSize, timezone: 'Z' }),
@@ -54,8 +59,8 @@ function makeDialect(url: string, poolSize: number): Dialect {
 }
 
 /** Opens the database named by a DATABASE_URL (`sqlite:<path>`, `postgres://…`, `mysql://…`). */
-export function openStorage(url: string, options: { poolSize?: number } = {}): Storage {
-  const db = new Kysely<Database>({ dialect: makeDialect(url, options.poolSize ?? 10) });
+export function openStorage(url: string, options: { poolSize?: number; onError?: (err: Error) => void } = {}): Storage {
+  const db = new Kysely<Database>({ dialect: makeDialect(url, options.poolSize ?? 10, options.onError ?? (() => undefined)) });
   return { db, dialect: dialectOf(url), destroy: () => db.destroy() };
 }
 

@@ -28,6 +28,8 @@ export interface AccountsDeps {
   scrypt: ScryptPool;
   confirmations: Confirmations;
   signin: SigninPolicy;
+  /** Where failures that must not fail the request go (an undeliverable sign-in notice). */
+  warn: (message: string, err: unknown) => void;
 }
 
 export interface CreateInput extends PasswordInput, FlowContext {
@@ -184,9 +186,11 @@ export class AccountsService {
       return { ...created, keyFetchToken: kft };
     });
 
-    try {
-      if (confirm) await confirmations.sendFor(account, session, input.verificationMethod, input);
-      else await confirmations.sendNewSigninNotice(account, session);
+    if (!confirm) {
+      // The notice only informs; the sign-in stands whether or not it can be delivered.
+      await confirmations.sendNewSigninNotice(account, session).catch((err) => this.deps.warn('sign-in notice not sent', err));
+    } else try {
+      await confirmations.sendFor(account, session, input.verificationMethod, input);
     } catch (err) {
       // No usable session is left behind when its confirmation email could not go out.
       await db.transaction().execute(async (trx) => {

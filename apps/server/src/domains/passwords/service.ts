@@ -157,7 +157,7 @@ export class PasswordsService {
   private forgotReply(token: PasswordForgotToken) {
     const { clock, tokens } = this.deps;
     return {
-      ttl: Math.max(0, seconds(token.createdAt + tokens.passwordForgotLifetime * 1000 - clock.now())),
+      ttl: Math.max(0, Math.ceil((token.createdAt + tokens.passwordForgotLifetime * 1000 - clock.now()) / 1000)),
       codeLength: tokens.passwordForgotCodeLength,
       tries: token.tries,
     };

@@ -30,24 +30,26 @@ export async function issueSessionCode(
 export type CodeCheck = 'ok' | 'wrong' | 'expired' | 'none';
 
 /**
- * Checks a code. A try is spent atomically before comparing, so parallel guesses cannot share one
- * try; the last wrong try voids the code.
+ * Checks a code. The stored hash is read first, then one try is spent atomically against that
+ * same hash, so parallel guesses can never share a try; the last wrong try voids the code.
  */
 export async function checkSessionCode(db: Executor, secret: string, sessionId: string, code: string, now: number): Promise<CodeCheck> {
+  const row = await db.selectFrom('session_tokens').select(['code_hash', 'code_expires_at', 'code_tries']).where('token_id', '=', sessionId).executeTakeFirst();
+  if (!row?.code_hash || row.code_expires_at === null || !row.code_tries) return 'none';
+  if (row.code_expires_at <= now) return 'expired';
   const spent = await db.updateTable('session_tokens')
     .set((eb) => ({ code_tries: eb('code_tries', '-', 1) }))
     .where('token_id', '=', sessionId)
+    .where('code_hash', '=', row.code_hash)
     .where('code_tries', '>', 0)
-    .where('code_expires_at', '>', now)
     .executeTakeFirst();
-  const row = await db.selectFrom('session_tokens').select(['code_hash', 'code_expires_at', 'code_tries']).where('token_id', '=', sessionId).executeTakeFirst();
-  if (Number(spent.numUpdatedRows) === 0) {
-    return row?.code_hash && row.code_expires_at !== null && row.code_expires_at <= now ? 'expired' : 'none';
-  }
-  if (!row?.code_hash) return 'none';
+  if (Number(spent.numUpdatedRows) === 0) return 'none';
   const given = Buffer.from(codeHash(secret, sessionId, code), 'hex');
   if (timingSafeEqual(Buffer.from(row.code_hash, 'hex'), given)) return 'ok';
-  if (!row.code_tries) await clearSessionCode(db, sessionId);
+  await db.updateTable('session_tokens')
+    .set({ code_hash: null, code_expires_at: null, code_tries: null })
+    .where('token_id', '=', sessionId).where('code_hash', '=', row.code_hash).where('code_tries', '<=', 0)
+    .execute();
   return 'wrong';
 }
 

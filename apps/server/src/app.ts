@@ -111,7 +111,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   installJsonParser(server);
   installValidators(server, [ErrorBody, MetricsContextSchema]);
-  installErrorHandling(server, { infoUrl: new URL('/ecosystem-platform/reference/api-errors', config.server.publicUrl).toString() });
+  installErrorHandling(server, { infoUrl: new URL('/ecosystem-platform/reference/errors', config.server.publicUrl).toString() });
   installAuth(server, {
     strategies: buildStrategies({ db, sessions, tokens: config.tokens }),
     hawk: { host: publicUrl.hostname, port: Number(publicUrl.port || (publicUrl.protocol === 'https:' ? 443 : 80)), skewSeconds: config.server.hawkSkewSeconds },

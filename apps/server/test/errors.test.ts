@@ -36,7 +36,7 @@ describe('errors at the edges of the HTTP layer', () => {
     expect(r.status).toBe(404);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
     expect(r.json).toMatchObject({ code: 404, errno: 999, error: 'Not Found', message: 'Unknown endpoint: GET /v1/no/such/route' });
-    expect(r.json.info).toMatch(/\/ecosystem-platform\/reference\/api-errors#errno-999$/);
+    expect(r.json.info).toMatch(/\/ecosystem-platform\/reference\/errors#errno-999$/);
   });
 
   it('sheds a login flood with 503/201, retryAfter and Retry-After instead of queueing', async () => {

@@ -24,7 +24,7 @@ describe.each(httpDialects())('password flows (%s)', (dialect) => {
 
     await expectError(t.client.sessionStatus(acct.sessionToken), 'INVALID_TOKEN', 401);
     await expectError(t.client.sessionStatus(other.sessionToken), 'INVALID_TOKEN', 401);
-    expect((await t.client.sessionStatus(changed.sessionToken)).state).toBe('verified');
+    expect((await t.client.sessionStatus(changed.sessionToken!)).state).toBe('verified');
     await t.mail.waitFor(acct.email, 'passwordChanged', since);
 
     await expectError(t.accounts.signIn(acct.email, 'old password here'), 'INCORRECT_PASSWORD');

@@ -38,9 +38,11 @@ export const reason = Type.String({ maxLength: 16, description: 'Why the request
 export const unblockCode = Type.String({ pattern: '^[a-zA-Z0-9]{8}$', minLength: 8, maxLength: 8, description: 'An 8-character unblock code from email.' });
 
 export const VERIFICATION_METHODS = ['email', 'email-otp', 'email-2fa', 'email-captcha', 'totp-2fa'] as const;
-export const verificationMethod = Type.Union(VERIFICATION_METHODS.map((m) => Type.Literal(m)), {
-  description: 'How the new session is to be confirmed.',
-});
+/** A string that must be one of `values` (an `enum`, so errors list what is allowed). */
+export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+
+export const verificationMethod = StringEnum(VERIFICATION_METHODS, { description: 'How the new session is to be confirmed.' });
 
 const utm = Type.String({ maxLength: 128, pattern: '^[\\w/.%-]+$' });
 const entrypointLike = Type.String({ maxLength: 128, pattern: '^[\\w.:-]+$' });

@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2019 as Ajv } from 'ajv/dist/2019.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { appError, type AppError } from '@tessera/errors';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
@@ -6,6 +7,7 @@ import type { TSchema } from '@sinclair/typebox';
 
 // Two validators: request bodies are JSON and are checked as sent (no coercion, unknown fields
 // refused); query strings and path params are text, so "true" and "5" are coerced to their types.
+// JSON Schema 2019-09, so that `dependentRequired` (flowId needs flowBeginTime) is enforced.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function makeAjv(coerce: boolean): Ajv {
@@ -76,7 +78,10 @@ export function validationError(errors: ErrorObject[], dataVar: string): AppErro
     return appError('INVALID_PARAMETER', { validation: { source, keys: [field], rule: 'additionalProperties', message } }, `Invalid parameter in ${where}: ${message}`);
   }
   const subject = field || (source === 'payload' ? 'body' : source);
-  const message = `${subject} ${error.message ?? 'is invalid'}`;
+  const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
+  const message = error.keyword === 'enum' && allowed
+    ? `${subject} must be one of: ${allowed.join(', ')}`
+    : `${subject} ${error.message ?? 'is invalid'}`;
   return appError(
     'INVALID_PARAMETER',
     { validation: { source, keys: field ? [field] : [], rule: error.keyword, message } },

@@ -1,95 +1,129 @@
-// Table types for Kysely. Columns are snake_case; binary values are lowercase hex strings, times are
-// milliseconds since the epoch, booleans are 0/1 integers (the one form all three dialects share).
-// Domain code never sees these rows: each domain's store.ts maps them once.
+// Table types for Kysely. Columns are snake_case; binary values (ids, keys, hashes) are lowercase
+// hex strings, times are milliseconds since the epoch, booleans are 0/1 integers (the one form all
+// three dialects share). Domain code never sees these rows: each domain's store.ts maps them once.
+// The one-line notes below are the "Notes" column of the portal's database-structure page.
 
 export interface AccountsTable {
+  /** Account id: 16 random bytes. */
   uid: string;
   /** The address the current password was stretched with (v1 salt): the "original" email. */
   email: string;
+  /** 16 random bytes; the emailed sign-up link carries it and confirms the address. */
   email_code: string;
+  /** 1 once the primary address is confirmed. */
   email_verified: number;
+  /** Class-A key: 32 random bytes, made at sign-up, never changed. */
   k_a: string;
+  /** kB wrapped twice: wrapKb XOR wrapwrapKey (from the v1 verifier). */
   wrap_wrap_kb: string;
+  /** 32 random bytes salting scrypt; new on every password change and reset. */
   auth_salt: string;
+  /** HKDF(scrypt(authPW, authSalt), "verifyHash"): what a v1 authPW must reproduce. */
   verify_hash: string;
+  /** 1: scrypt N=65536, r=8, p=1. */
   verifier_version: number;
-  /** 0 while the account has no password (stub accounts). */
+  /** When the password was set; 0 while the account has no password (stub accounts). */
   verifier_set_at: number;
   created_at: number;
+  /** Preferred languages from Accept-Language at sign-up, for emails. */
   locale: string | null;
+  /** Set when the account must change its password before use. */
   locked_at: number | null;
+  /** Set when the account may no longer sign in. */
   disabled_at: number | null;
   metrics_opt_out_at: number | null;
+  /** Bumped by profile and password changes (relying parties refresh cached profiles). */
   profile_changed_at: number;
+  /** When kB last changed (sign-up, reset without recovery key). */
   keys_changed_at: number;
+  /** The v2 salt (quickStretchV2 prefix + 32 hex); null for v1-only accounts. */
   client_salt: string | null;
+  /** verifyHash of the v2 authPW (same authSalt). */
   verify_hash_v2: string | null;
+  /** kB wrapped under the v2 verifier. */
   wrap_wrap_kb_v2: string | null;
 }
 
 export interface EmailsTable {
+  /** The address lower-cased: one account per address. */
   normalized_email: string;
+  /** The address as typed. */
   email: string;
   uid: string;
+  /** Confirmation code of this address. */
   email_code: string;
   is_verified: number;
+  /** 1 for the account's primary address. */
   is_primary: number;
   verified_at: number | null;
   created_at: number;
 }
 
 export interface SessionTokensTable {
+  /** HKDF(sessionToken, "sessionToken")[0:32]: the Bearer and Hawk id. The token itself is never stored. */
   token_id: string;
-  /** Hawk MAC key derived from the token; the token itself is never stored. */
+  /** Hawk MAC key derived from the token (HKDF bytes 32–64). */
   auth_key: string;
   uid: string;
   created_at: number;
+  /** Last use, written at most hourly; idle sessions without a device expire from it. */
   last_access_time: number;
+  /** When the password was last proven on this session (login, reauth). */
   auth_at: number;
   ua_browser: string | null;
   ua_browser_version: string | null;
   ua_os: string | null;
   ua_os_version: string | null;
+  /** desktop, mobile or tablet. */
   ua_device_type: string | null;
   ua_form_factor: string | null;
-  /** Set while the session is unverified (protocol.md §2.3: tokenVerificationId). */
+  /** Set while the session is unconfirmed (protocol tokenVerificationId); an emailed link carries it. */
   token_verification_id: string | null;
+  /** 1 when the session must be confirmed before key-bearing use (keys were requested). */
   must_verify: number;
+  /** How it was confirmed: 0 email, 1 email-2fa, 2 totp-2fa, 3 recovery-code. */
   verification_method: number | null;
   verified_at: number | null;
   /** Why confirmation is pending: signup, login or change_password. */
   verification_reason: string | null;
-  /** SHA-256 of the 6-digit code that confirms this session, its expiry and tries left. */
+  /** HMAC of the 6-digit code that confirms this session (keyed by the server secret). */
   code_hash: string | null;
   code_expires_at: number | null;
+  /** Wrong codes still allowed before the code is void. */
   code_tries: number | null;
 }
 
 export interface KeyFetchTokensTable {
+  /** HKDF(keyFetchToken, "keyFetchToken")[0:32]. */
   token_id: string;
   auth_key: string;
   uid: string;
+  /** kA ‖ wrapKb XOR-encrypted and MACed under the token's bundleKey (96 bytes). */
   key_bundle: string;
-  /** The session whose verification gates this token; null when created already verified. */
+  /** The session whose confirmation gates this token; null when created already confirmed. */
   session_token_id: string | null;
   created_at: number;
 }
 
 /** accountReset, passwordForgot and passwordChange tokens share this shape. */
 export interface SingleUseTokensTable {
+  /** HKDF(token, "<tokenType>")[0:32]. */
   token_id: string;
+  /** Hawk MAC key derived from the token. */
   auth_key: string;
   uid: string;
   created_at: number;
 }
 
 export interface AccountResetTokensTable extends SingleUseTokensTable {
+  /** Second factor proven during the reset, if any. */
   verification_method: number | null;
 }
 
 export interface PasswordForgotTokensTable extends SingleUseTokensTable {
-  /** SHA-256 of the 16-byte passCode; the code itself is only ever in the email. */
+  /** HMAC of the emailed passCode (8 or 16 digits); the code itself is only ever in the email. */
   passcode_hash: string;
+  /** Wrong codes still allowed; the token is deleted at 0. */
   tries: number;
   verification_method: number | null;
 }
@@ -97,15 +131,20 @@ export interface PasswordForgotTokensTable extends SingleUseTokensTable {
 export type PasswordChangeTokensTable = SingleUseTokensTable;
 
 export interface OauthClientsTable {
+  /** 8 random bytes. */
   id: string;
   name: string;
   image_uri: string;
+  /** The one registered redirect URI (exact match). */
   redirect_uri: string;
+  /** SHA-256 of the client secret; null for public clients. */
   hashed_secret: string | null;
+  /** The previous secret's hash, during rotation. */
   hashed_secret_previous: string | null;
   trusted: number;
   public_client: number;
   can_grant: number;
+  /** Space-separated scopes the client may request. */
   allowed_scopes: string;
   created_at: number;
 }
@@ -115,6 +154,7 @@ export interface OauthAccessTokensTable {
   token_hash: string;
   client_id: string;
   uid: string;
+  /** Space-separated scopes. */
   scope: string;
   created_at: number;
   expires_at: number;
@@ -122,17 +162,21 @@ export interface OauthAccessTokensTable {
 }
 
 export interface PasswordForgotOtpsTable {
+  /** One code per account. */
   uid: string;
+  /** HMAC of the 8-digit code of /password/forgot/send_otp. */
   code_hash: string;
   expires_at: number;
+  /** Wrong codes still allowed. */
   tries: number;
   created_at: number;
 }
 
 export interface EmailBouncesTable {
   normalized_email: string;
-  /** hard, soft or complaint. */
+  /** hard, soft or complaint: hard and complaint stop all mail; soft pauses it. */
   bounce_type: string;
+  /** What the mail server said. */
   detail: string | null;
   created_at: number;
 }

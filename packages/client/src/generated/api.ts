@@ -734,7 +734,10 @@ export interface operations {
                     metricsContext?: components["schemas"]["MetricsContext"];
                     /** @enum {string} */
                     style?: "trailhead";
-                    /** @description How the new session is to be confirmed. */
+                    /**
+                     * @description How the new session is to be confirmed.
+                     * @enum {string}
+                     */
                     verificationMethod?: "email" | "email-otp" | "email-2fa" | "email-captcha" | "totp-2fa";
                 };
             };
@@ -839,7 +842,10 @@ export interface operations {
                     metricsContext?: components["schemas"]["MetricsContext"];
                     /** @description The address the user typed, when the client signs in with another. */
                     originalLoginEmail?: string;
-                    /** @description How the new session is to be confirmed. */
+                    /**
+                     * @description How the new session is to be confirmed.
+                     * @enum {string}
+                     */
                     verificationMethod?: "email" | "email-otp" | "email-2fa" | "email-captcha" | "totp-2fa";
                 };
             };
@@ -1797,7 +1803,10 @@ export interface operations {
                     metricsContext?: components["schemas"]["MetricsContext"];
                     /** @description The address the user typed, when the client signs in with another. */
                     originalLoginEmail?: string;
-                    /** @description How the new session is to be confirmed. */
+                    /**
+                     * @description How the new session is to be confirmed.
+                     * @enum {string}
+                     */
                     verificationMethod?: "email" | "email-otp" | "email-2fa" | "email-captcha" | "totp-2fa";
                 };
             };
@@ -2084,6 +2093,7 @@ export interface operations {
                     code: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
                     service?: string;
+                    /** @enum {string} */
                     reminder?: "first" | "second" | "final";
                     type?: string;
                     /** @enum {string} */

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { credentialsOf } from '../../http/auth.js';
 import { responses } from '../../http/responses.js';
-import { body, email, hex, metricsContext, redirectTo, resume, service, uid } from '../../http/schemas.js';
+import { body, email, hex, metricsContext, redirectTo, resume, service, StringEnum, uid } from '../../http/schemas.js';
 import { isSessionVerified, type SessionWithAccount } from '../sessions/store.js';
 import type { Confirmations } from './service.js';
 
@@ -35,7 +35,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
         uid,
         code: hex(32, 'The 32-hex code from the link.'),
         service: Type.Optional(service),
-        reminder: Type.Optional(Type.Union([Type.Literal('first'), Type.Literal('second'), Type.Literal('final')])),
+        reminder: Type.Optional(StringEnum(['first', 'second', 'final'] as const)),
         type: Type.Optional(Type.String({ maxLength: 32 })),
         style: Type.Optional(Type.Literal('trailhead')),
         marketingOptIn: Type.Optional(Type.Boolean()),

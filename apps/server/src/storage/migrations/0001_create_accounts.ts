@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('accounts')
-    .addColumn('uid', 'varchar(32)', (c) => c.primaryKey())
+    .addColumn('uid', 'varchar(32)', (c) => c.primaryKey().notNull())
     .addColumn('email', 'varchar(255)', (c) => c.notNull())
     .addColumn('email_code', 'varchar(32)', (c) => c.notNull())
     .addColumn('email_verified', 'integer', (c) => c.notNull())
@@ -31,7 +31,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('emails')
-    .addColumn('normalized_email', 'varchar(255)', (c) => c.primaryKey())
+    .addColumn('normalized_email', 'varchar(255)', (c) => c.primaryKey().notNull())
     .addColumn('email', 'varchar(255)', (c) => c.notNull())
     .addColumn('uid', 'varchar(32)', (c) => c.notNull())
     .addColumn('email_code', 'varchar(32)', (c) => c.notNull())
@@ -44,7 +44,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('session_tokens')
-    .addColumn('token_id', 'varchar(64)', (c) => c.primaryKey())
+    .addColumn('token_id', 'varchar(64)', (c) => c.primaryKey().notNull())
     .addColumn('auth_key', 'varchar(64)', (c) => c.notNull())
     .addColumn('uid', 'varchar(32)', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
@@ -66,7 +66,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('key_fetch_tokens')
-    .addColumn('token_id', 'varchar(64)', (c) => c.primaryKey())
+    .addColumn('token_id', 'varchar(64)', (c) => c.primaryKey().notNull())
     .addColumn('auth_key', 'varchar(64)', (c) => c.notNull())
     .addColumn('uid', 'varchar(32)', (c) => c.notNull())
     .addColumn('key_bundle', 'varchar(192)', (c) => c.notNull())
@@ -77,7 +77,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('account_reset_tokens')
-    .addColumn('token_id', 'varchar(64)', (c) => c.primaryKey())
+    .addColumn('token_id', 'varchar(64)', (c) => c.primaryKey().notNull())
     .addColumn('auth_key', 'varchar(64)', (c) => c.notNull())
     .addColumn('uid', 'varchar(32)', (c) => c.notNull().unique())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
@@ -86,7 +86,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('password_forgot_tokens')
-    .addColumn('token_id', 'varchar(64)', (c) => c.primaryKey())
+    .addColumn('token_id', 'varchar(64)', (c) => c.primaryKey().notNull())
     .addColumn('auth_key', 'varchar(64)', (c) => c.notNull())
     .addColumn('uid', 'varchar(32)', (c) => c.notNull().unique())
     .addColumn('passcode_hash', 'varchar(64)', (c) => c.notNull())
@@ -97,7 +97,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('password_change_tokens')
-    .addColumn('token_id', 'varchar(64)', (c) => c.primaryKey())
+    .addColumn('token_id', 'varchar(64)', (c) => c.primaryKey().notNull())
     .addColumn('auth_key', 'varchar(64)', (c) => c.notNull())
     .addColumn('uid', 'varchar(32)', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
@@ -106,7 +106,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('oauth_clients')
-    .addColumn('id', 'varchar(16)', (c) => c.primaryKey())
+    .addColumn('id', 'varchar(16)', (c) => c.primaryKey().notNull())
     .addColumn('name', 'varchar(255)', (c) => c.notNull())
     .addColumn('image_uri', 'varchar(256)', (c) => c.notNull())
     .addColumn('redirect_uri', 'varchar(256)', (c) => c.notNull())
@@ -121,7 +121,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('oauth_access_tokens')
-    .addColumn('token_hash', 'varchar(64)', (c) => c.primaryKey())
+    .addColumn('token_hash', 'varchar(64)', (c) => c.primaryKey().notNull())
     .addColumn('client_id', 'varchar(16)', (c) => c.notNull())
     .addColumn('uid', 'varchar(32)', (c) => c.notNull())
     .addColumn('scope', 'text', (c) => c.notNull())

@@ -12,7 +12,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('password_forgot_otps')
-    .addColumn('uid', 'varchar(32)', (c) => c.primaryKey())
+    .addColumn('uid', 'varchar(32)', (c) => c.primaryKey().notNull())
     .addColumn('code_hash', 'varchar(64)', (c) => c.notNull())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .addColumn('tries', 'integer', (c) => c.notNull())

@@ -1,0 +1,8 @@
+// What the documentation generators (scripts/generate/*.mjs) read from the server: the single
+// sources of the portal's reference tables.
+export { CONFIG_SLICES } from './config.js';
+export type { ConfigKey } from './config-schema.js';
+export { TEMPLATES } from './senders/mail/templates.js';
+export { SUPPORTED_LOCALES, renderParts, translator } from './senders/mail/render.js';
+export { MIGRATIONS } from './storage/migrations/index.js';
+export { openStorage, migrateToLatest } from './storage/db.js';

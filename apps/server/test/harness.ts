@@ -87,6 +87,8 @@ export interface TestServerOptions {
 
 export interface TestServer {
   url: string;
+  /** The test database (for tools that open it themselves). */
+  databaseUrl: string;
   dialect: DialectName;
   client: TesseraClient;
   accounts: TesseraAccounts;
@@ -140,7 +142,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     new TesseraClient({ baseUrl: url, presentation, ...(now ? { now } : {}), ...extra });
   const client = newClient(options.presentation ?? 'bearer');
   return {
-    url, dialect, client, accounts: new TesseraAccounts(client), mail, storage, config, clock, app, newClient,
+    url, databaseUrl: database.url, dialect, client, accounts: new TesseraAccounts(client), mail, storage, config, clock, app, newClient,
     async close() {
       await app.close();
       await mail.stop();

@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// `npm run admin -- <command>`: operator tasks against the configured database (DATABASE_URL):
+// registering OAuth clients and managing the mail bounce list.
+import { createHash, randomBytes } from 'node:crypto';
+import { loadConfig } from '../config.js';
+import { bounceLog } from '../domains/emails/store.js';
+import { normalizeEmail } from '../domains/accounts/store.js';
+import { insertClient } from '../domains/oauth/store.js';
+import { migrateToLatest, openStorage } from '../storage/db.js';
+
+const HELP = `Usage: npm run admin -- <command>
+
+  clients add --name <name> --redirect-uri <uri> [--scopes "<scope> …"] [--public] [--trusted]
+      Registers an OAuth client; prints its id (and, for a confidential client, its secret, once).
+  clients list
+  bounces add <email> <hard|soft|complaint>   Stop (hard, complaint) or pause (soft) mail to an address.
+  bounces list <email>
+  bounces clear <email>                        Allow mail to the address again.
+
+The database is DATABASE_URL (default sqlite:data/tessera.sqlite).`;
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+async function main(args: string[]): Promise<number> {
+  const [group, action, ...rest] = args;
+  if (!group || group === '-h' || group === '--help') {
+    process.stdout.write(`${HELP}\n`);
+    return group ? 0 : 1;
+  }
+  const config = loadConfig();
+  const storage = openStorage(config.server.databaseUrl, { poolSize: 1 });
+  try {
+    await migrateToLatest(storage.db);
+    const { db } = storage;
+    if (group === 'clients' && action === 'add') {
+      const name = option(rest, '--name');
+      const redirectUri = option(rest, '--redirect-uri');
+      if (!name || !redirectUri) throw new Error('clients add needs --name and --redirect-uri');
+      new URL(redirectUri);
+      const publicClient = rest.includes('--public');
+      const id = randomBytes(8).toString('hex');
+      const secret = publicClient ? null : randomBytes(32).toString('hex');
+      await insertClient(db, {
+        id, name, imageUri: '', redirectUri, publicClient, trusted: rest.includes('--trusted'), canGrant: false,
+        hashedSecret: secret ? createHash('sha256').update(Buffer.from(secret, 'hex')).digest('hex') : null,
+        allowedScopes: (option(rest, '--scopes') ?? 'profile').split(/\s+/).filter(Boolean), createdAt: Date.now(),
+      });
+      process.stdout.write(`client_id ${id}\n${secret ? `client_secret ${secret}   (shown once; only its hash is stored)\n` : ''}`);
+      return 0;
+    }
+    if (group === 'clients' && action === 'list') {
+      const rows = await db.selectFrom('oauth_clients').select(['id', 'name', 'redirect_uri', 'public_client', 'trusted', 'allowed_scopes']).orderBy('created_at').execute();
+      for (const r of rows) process.stdout.write(`${r.id}  ${r.name}  ${r.redirect_uri}  ${r.public_client ? 'public' : 'confidential'}${r.trusted ? ' trusted' : ''}  [${r.allowed_scopes}]\n`);
+      return 0;
+    }
+    if (group === 'bounces') {
+      const email = rest[0];
+      if (!email || !action) throw new Error('bounces needs an action and an email');
+      if (action === 'add') {
+        const type = rest[1];
+        if (type !== 'hard' && type !== 'soft' && type !== 'complaint') throw new Error('the type is hard, soft or complaint');
+        await bounceLog(db).record(email, type, 'recorded by an operator', Date.now());
+        process.stdout.write(`recorded ${type} for ${email}\n`);
+        return 0;
+      }
+      if (action === 'list') {
+        const rows = await db.selectFrom('email_bounces').selectAll().where('normalized_email', '=', normalizeEmail(email)).orderBy('created_at').execute();
+        for (const r of rows) process.stdout.write(`${new Date(r.created_at).toISOString()}  ${r.bounce_type}  ${r.detail ?? ''}\n`);
+        if (!rows.length) process.stdout.write('no bounces\n');
+        return 0;
+      }
+      if (action === 'clear') {
+        const r = await db.deleteFrom('email_bounces').where('normalized_email', '=', normalizeEmail(email)).executeTakeFirst();
+        process.stdout.write(`cleared ${Number(r.numDeletedRows)} entries for ${email}\n`);
+        return 0;
+      }
+    }
+    process.stderr.write(`unknown command: ${args.join(' ')}\n\n${HELP}\n`);
+    return 1;
+  } finally {
+    await storage.destroy();
+  }
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code), (err: unknown) => {
+  process.stderr.write(`error: ${(err as Error).message}\n`);
+  process.exit(2);
+});

@@ -1,0 +1,38 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestServer, newEmail, type TestServer } from './harness.js';
+import { expectError } from './helpers.js';
+
+const ADMIN = fileURLToPath(new URL('../dist/cli/admin.js', import.meta.url));
+
+describe('the admin command', () => {
+  let t: TestServer;
+  const admin = (...args: string[]) => spawnSync(process.execPath, [ADMIN, ...args], { env: { ...process.env, DATABASE_URL: t.databaseUrl }, encoding: 'utf8' });
+  beforeAll(async () => {
+    t = await createTestServer();
+  });
+  afterAll(async () => t?.close());
+
+  it('registers OAuth clients that stub accounts can then use', async () => {
+    const added = admin('clients', 'add', '--name', 'Shop', '--redirect-uri', 'https://shop.example/cb');
+    expect(added.status).toBe(0);
+    const id = /client_id ([0-9a-f]{16})/.exec(added.stdout)![1]!;
+    expect(added.stdout).toMatch(/client_secret [0-9a-f]{64}/);
+    expect(admin('clients', 'list').stdout).toContain(`${id}  Shop  https://shop.example/cb  confidential`);
+    const stub = await t.client.accountStub({ email: newEmail(), clientId: id });
+    expect(stub.access_token).toMatch(/^[0-9a-f]{64}$/);
+    expect(admin('clients', 'add', '--name', 'x').status).toBe(2);
+  });
+
+  it('records complaints that stop mail, and clears them', async () => {
+    const email = newEmail('complainer');
+    expect(admin('bounces', 'add', email, 'complaint').status).toBe(0);
+    expect(admin('bounces', 'list', email).stdout).toContain('complaint');
+    await expectError(t.accounts.signUp(email, 'a password here'), 'BOUNCE_COMPLAINT', 400);
+    expect(admin('bounces', 'clear', email).stdout).toContain('cleared 1');
+    const ok = await t.accounts.signUp(email, 'a password here');
+    expect(ok.uid).toMatch(/^[0-9a-f]{32}$/);
+    expect(admin('bounces', 'add', email, 'sideways').status).toBe(2);
+  });
+});

@@ -48,6 +48,7 @@ const config = {
   // The classic preset adds @docusaurus/theme-search-algolia by itself when themeConfig.algolia is set.
   themes: ['@docusaurus/theme-mermaid'],
   plugins: [
+    './src/plugins/lazy-prism/index.js',
     ['./src/plugins/openapi/index.js', { specPath: openApiPathFromEnv(process.env) }],
     ['./src/plugins/search/index.js', { algolia }],
   ],
@@ -98,7 +99,7 @@ const config = {
       prism: {
         theme: prismThemes.github,
         darkTheme: prismThemes.dracula,
-        additionalLanguages: ['bash', 'json'],
+        additionalLanguages: ['bash'],
       },
       mermaid: { theme: { light: 'neutral', dark: 'dark' } },
       ...(algolia ? { algolia: { ...algolia, contextualSearch: false, searchPagePath: 'search' } } : {}),

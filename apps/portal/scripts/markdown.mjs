@@ -30,4 +30,6 @@ export function table(headers, rows) {
   ].join('\n');
 }
 
-export const HEADER = (source) => `{/* Generated from ${source} by \`npm run generate\`. Do not edit by hand. */}\n\n`;
+/** An MDX comment naming the source; `*\/` inside the source text (a glob such as `src/**\/x.ts`) would end it early. */
+export const HEADER = (source) =>
+  `{/* Generated from ${String(source).replace(/\*\//g, '*\\/')} by \`npm run generate\`. Do not edit by hand. */}\n\n`;

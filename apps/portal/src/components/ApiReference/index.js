@@ -16,6 +16,17 @@ function Inline({ text }) {
   );
 }
 
+/** A path with line-break opportunities after each slash, so long paths wrap between segments. */
+function breakable(path) {
+  const parts = path.split('/');
+  return parts.map((part, i) => (
+    <React.Fragment key={i}>
+      {part}
+      {i < parts.length - 1 ? <>/<wbr /></> : null}
+    </React.Fragment>
+  ));
+}
+
 function SchemaTree({ node, name, required }) {
   const props = node.p || node.i?.p;
   return (
@@ -158,7 +169,7 @@ export default function ApiReference({ api }) {
                 {tag.ops.map((op) => (
                   <li key={op.id}>
                     <a href={`#${op.id}`}>
-                      <span className={styles.navMethod}>{op.m}</span> {op.path}
+                      <span className={styles.navMethod}>{op.m}</span> <span>{breakable(op.path)}</span>
                     </a>
                   </li>
                 ))}

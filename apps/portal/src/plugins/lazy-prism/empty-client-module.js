@@ -1,0 +1,2 @@
+// Replaces theme-classic's prism-include-languages client module (see index.js).
+export default {};

@@ -1,48 +1,23 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authErrorName } from '@tessera/errors';
 import { deriveTokenKeys, hawkHeader, type TokenType } from '@tessera/protocol';
 import { TesseraClient } from '@tessera/client';
 import { createTestServer, httpDialects, newEmail, type TestServer } from './harness.js';
+import { hex, rawRequest, type RawRequest, type Reply } from './helpers.js';
 
 // Token presentation (protocol.md §2.2), token lifetimes and single use (§2.1, spec 1 §4), on every
 // dialect: prefixed Bearer ids, Hawk with MAC / payload hash / timestamp / nonce checks, expiry by a
 // manual clock, and the 401 errnos of protocol.md §6.1 (109 signature, 110 token, 111 timestamp,
 // 115 nonce).
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: Record<string, unknown>;
-  text: string;
-}
-
-const hex = (chars: number) => randomBytes(Math.ceil(chars / 2)).toString('hex').slice(0, chars);
 const idOf = (type: TokenType, data: string) => deriveTokenKeys(type, data).tokenId;
 const PREFIX: Record<TokenType, string> = {
   sessionToken: 'fxs_', keyFetchToken: 'fxk_', accountResetToken: 'fxar_', passwordForgotToken: 'fxpf_', passwordChangeToken: 'fxpc_',
 };
 const bearer = (type: TokenType, data: string) => `Bearer ${PREFIX[type]}${idOf(type, data)}`;
 
-async function send(
-  s: TestServer,
-  method: string,
-  path: string,
-  options: { authorization?: string; body?: unknown; raw?: string } = {},
-): Promise<Reply> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
-  if (payload !== undefined) headers['content-type'] = 'application/json';
-  if (options.authorization !== undefined) headers.authorization = options.authorization;
-  const res = await fetch(`${s.url}/v1${path}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
-  const text = await res.text();
-  let body: Record<string, unknown> = {};
-  try {
-    body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  } catch {
-    body = {};
-  }
-  return { status: res.status, headers: res.headers, body, text };
+function send(s: TestServer, method: string, path: string, options: RawRequest = {}): Promise<Reply> {
+  return rawRequest(s.url, method, path, options);
 }
 
 function expectError(r: Reply, name: string, errno: number, status: number) {

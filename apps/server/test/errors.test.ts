@@ -2,12 +2,19 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stretchV1 } from '@tessera/protocol';
 import { createTestServer, newEmail, verifiedAccount, type TestServer } from './harness.js';
-import { expectError } from './helpers.js';
+import { expectError, rawRequest } from './helpers.js';
+
+// Bodies of arbitrary shape, read field by field below.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = Record<string, any>;
 
 async function raw(t: TestServer, path: string, init: RequestInit = {}) {
-  const res = await fetch(`${t.url}${path}`, init);
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, text, json: (() => { try { return JSON.parse(text); } catch { return undefined; } })() };
+  const headers = (init.headers ?? {}) as Record<string, string>;
+  const r = await rawRequest(t.url, init.method ?? 'GET', path, {
+    ...(init.body !== undefined ? { raw: String(init.body), contentType: headers['content-type'] } : {}),
+    ...(headers.authorization ? { authorization: headers.authorization } : {}),
+  });
+  return { status: r.status, headers: r.headers, text: r.text, json: r.body as Loose };
 }
 
 describe('errors at the edges of the HTTP layer', () => {

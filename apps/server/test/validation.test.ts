@@ -1,21 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authErrorName } from '@tessera/errors';
 import { deriveTokenKeys } from '@tessera/protocol';
 import { createTestServer, newEmail, type TestServer } from './harness.js';
+import { hex, rawRequest, type RawRequest, type Reply } from './helpers.js';
 
 // Spec 1 §5 through real HTTP: for every rule the current routes use, the accepted edge (the
 // request gets past validation — often to a cheap business answer such as 102 unknown account)
 // and the rejected edge (400/107 naming the field and the rule, or 400/108 naming the parameter).
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: Record<string, unknown>;
-  text: string;
-}
-
-const hex = (chars: number) => randomBytes(Math.ceil(chars / 2)).toString('hex').slice(0, chars);
 const V1_PREFIX = 'identity.mozilla.com/picl/v1/quickStretch:';
 const V2_PREFIX = 'identity.mozilla.com/picl/v1/quickStretchV2:';
 
@@ -24,27 +16,7 @@ describe('request validation (spec 1 §5) over HTTP', () => {
   /** A session token (data) of an account created in beforeAll; unconfirmed. */
   let session: { token: string; id: string; email: string; authPW: string };
 
-  async function send(
-    method: string,
-    path: string,
-    options: { body?: unknown; raw?: string; contentType?: string; query?: Record<string, string>; authorization?: string } = {},
-  ): Promise<Reply> {
-    const url = new URL(`${t.url}/v1${path}`);
-    for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, v);
-    const headers: Record<string, string> = { accept: 'application/json' };
-    const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
-    if (payload !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
-    if (options.authorization) headers.authorization = options.authorization;
-    const res = await fetch(url, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
-    const text = await res.text();
-    let body: Record<string, unknown> = {};
-    try {
-      body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-    } catch {
-      body = {};
-    }
-    return { status: res.status, headers: res.headers, body, text };
-  }
+  const send = (method: string, path: string, options: RawRequest = {}): Promise<Reply> => rawRequest(t.url, method, path, options);
 
   const post = (path: string, body: unknown, query?: Record<string, string>) => send('POST', path, { body, ...(query ? { query } : {}) });
   const bearer = (prefix: string, id: string) => `Bearer ${prefix}${id}`;

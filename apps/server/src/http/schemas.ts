@@ -82,3 +82,12 @@ export const body = <P extends Record<string, TSchema>>(properties: P, descripti
   Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
 
 export const Empty = Type.Object({}, { additionalProperties: false, description: 'An empty object.' });
+
+/** The confirmation state every sign-in style reply carries (spec 1 §3). */
+export const SigninState = {
+  verificationMethod: Type.Optional(Type.String({ description: 'How the pending confirmation is delivered (email, email-otp, …).' })),
+  verificationReason: Type.Optional(Type.String({ description: 'Why confirmation is pending: signup, login or change_password.' })),
+  emailVerified: Type.Boolean(),
+  sessionVerified: Type.Boolean(),
+  verified: Type.Boolean({ description: 'emailVerified and sessionVerified (kept for older clients).' }),
+};

@@ -1723,10 +1723,13 @@ export interface operations {
                         uid: string;
                         sessionToken: string;
                         authAt: number;
+                        /** @description How the pending confirmation is delivered (email, email-otp, …). */
                         verificationMethod?: string;
+                        /** @description Why confirmation is pending: signup, login or change_password. */
                         verificationReason?: string;
                         emailVerified: boolean;
                         sessionVerified: boolean;
+                        /** @description emailVerified and sessionVerified (kept for older clients). */
                         verified: boolean;
                     };
                 };
@@ -1823,10 +1826,13 @@ export interface operations {
                         uid: string;
                         keyFetchToken?: string;
                         keyFetchTokenVersion2?: string;
+                        /** @description How the pending confirmation is delivered (email, email-otp, …). */
                         verificationMethod?: string;
+                        /** @description Why confirmation is pending: signup, login or change_password. */
                         verificationReason?: string;
                         emailVerified: boolean;
                         sessionVerified: boolean;
+                        /** @description emailVerified and sessionVerified (kept for older clients). */
                         verified: boolean;
                         authAt: number;
                         metricsEnabled: boolean;

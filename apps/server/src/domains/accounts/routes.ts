@@ -7,6 +7,7 @@ import { responses } from '../../http/responses.js';
 import {
   authPW, body, clientSalt, email, hex, keysQuery, metricsContext, reason, redirectTo, resume, service, uid,
   unblockCode, verificationMethod, wrapKb,
+  SigninState,
 } from '../../http/schemas.js';
 import type { AccessToken } from '../oauth/store.js';
 import type { SessionWithAccount } from '../sessions/store.js';
@@ -23,13 +24,6 @@ const v2Fields = {
   clientSalt: Type.Optional(clientSalt),
 };
 
-const SigninState = {
-  verificationMethod: Type.Optional(Type.String({ description: 'How the pending confirmation is delivered (email, email-otp, …).' })),
-  verificationReason: Type.Optional(Type.String({ description: 'Why confirmation is pending: signup, login or change_password.' })),
-  emailVerified: Type.Boolean(),
-  sessionVerified: Type.Boolean(),
-  verified: Type.Boolean({ description: 'emailVerified and sessionVerified (kept for older clients).' }),
-};
 
 export const LoginBody = body({
   email: email(),

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/context.js';
 import { credentialsOf } from '../../http/auth.js';
 import { responses } from '../../http/responses.js';
-import { body, hex, metricsContext, service, sessionTokenId, uid } from '../../http/schemas.js';
+import { body, hex, metricsContext, service, sessionTokenId, SigninState, uid } from '../../http/schemas.js';
 import { LoginBody, LoginQuery } from '../accounts/routes.js';
 import type { AccountsService } from '../accounts/service.js';
 import type { Confirmations } from '../emails/service.js';
@@ -12,13 +12,6 @@ import type { SessionWithAccount } from './store.js';
 
 const TAG = 'Session';
 
-const SigninState = {
-  verificationMethod: Type.Optional(Type.String()),
-  verificationReason: Type.Optional(Type.String()),
-  emailVerified: Type.Boolean(),
-  sessionVerified: Type.Boolean(),
-  verified: Type.Boolean(),
-};
 
 export interface SessionRoutesDeps {
   sessions: SessionsService;

@@ -142,11 +142,15 @@ export async function setSessionAuthAt(db: Executor, id: string, authAt: number)
   await db.updateTable('session_tokens').set({ auth_at: authAt, last_access_time: authAt }).where('token_id', '=', id).execute();
 }
 
+const confirmed = (method: VerificationMethodName, now: number) => ({
+  token_verification_id: null, must_verify: 0, verification_method: VERIFICATION_METHODS[method], verified_at: now, verification_reason: null,
+});
+
 /** Confirms one session; returns false when it was already confirmed or is gone. */
 export async function markSessionVerified(db: Executor, id: string, method: VerificationMethodName, now: number): Promise<boolean> {
   const r = await db
     .updateTable('session_tokens')
-    .set({ token_verification_id: null, must_verify: 0, verification_method: VERIFICATION_METHODS[method], verified_at: now, verification_reason: null })
+    .set(confirmed(method, now))
     .where('token_id', '=', id)
     .where('token_verification_id', 'is not', null)
     .executeTakeFirst();
@@ -159,7 +163,7 @@ export async function markSessionsVerifiedByVerificationId(
 ): Promise<number> {
   const r = await db
     .updateTable('session_tokens')
-    .set({ token_verification_id: null, must_verify: 0, verification_method: VERIFICATION_METHODS[method], verified_at: now, verification_reason: null })
+    .set(confirmed(method, now))
     .where('uid', '=', uid)
     .where('token_verification_id', '=', tokenVerificationId)
     .executeTakeFirst();

@@ -193,6 +193,23 @@ describe.each(httpDialects())('password flows (%s)', (dialect) => {
     await expectError(t.client.passwordForgotSendCode({ email }), 'ACCOUNT_UNKNOWN', 400);
   });
 
+  it('sets a first password with /password/create on an account without one', async () => {
+    // A passwordless account with a confirmed session, as a linked-account sign-in will make it.
+    const { randomHex, stretchV1 } = await import('@tessera/protocol');
+    const { insertClient } = await import('../src/domains/oauth/store.js');
+    const { createSession } = await import('../src/domains/sessions/service.js');
+    const clientId = randomHex(8);
+    await insertClient(t.storage.db, { id: clientId, name: 'c', imageUri: '', redirectUri: 'https://c.example/', hashedSecret: null, trusted: true, publicClient: false, canGrant: false, allowedScopes: [], createdAt: 1 });
+    const email = newEmail('passwordless');
+    const stub = await t.client.accountStub({ email, clientId });
+    const { data } = await createSession(t.storage.db, { uid: stub.uid, now: Date.now(), ctx: { ip: '127.0.0.1', userAgent: undefined, acceptLanguage: null }, tokenVerificationId: null, mustVerify: false, reason: null, verifiedWith: 'email' });
+    const creds = await stretchV1(email, 'first password ever');
+    const created = await t.client.passwordCreate(data, { authPW: creds.authPW });
+    expect(created.passwordCreated).toBeGreaterThan(0);
+    expect((await t.client.accountLogin({ email, authPW: creds.authPW })).uid).toBe(stub.uid);
+    await expectError(t.client.passwordCreate(data, { authPW: creds.authPW }), 'CANNOT_CREATE_PASSWORD', 400);
+  });
+
   it('refuses /password/create on an account that has a password (206)', async () => {
     const acct = await verifiedAccount(t);
     await expectError(t.client.passwordCreate(acct.sessionToken, { authPW: 'a'.repeat(64) }), 'CANNOT_CREATE_PASSWORD', 400);

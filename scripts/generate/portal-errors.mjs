@@ -7,8 +7,10 @@ export const name = 'portal-errors';
 
 export function renderErrors(catalogue) {
   const entries = Object.entries(catalogue).sort(([na, a], [nb, b]) => a.errno - b.errno || a.status - b.status || na.localeCompare(nb));
+  // Each errno gets an anchor (#errno-106): the server's error bodies link to it in `info`.
+  const anchored = new Set();
   const rows = entries.map(([key, def]) => [
-    String(def.errno),
+    anchored.has(def.errno) ? String(def.errno) : (anchored.add(def.errno), `<span id="errno-${def.errno}">${def.errno}</span>`),
     `${def.status} ${cell(def.error ?? reasonPhrase(def.status))}`,
     code(key),
     cell(def.message),

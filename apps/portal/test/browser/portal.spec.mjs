@@ -361,3 +361,11 @@ test('/api renders every operation with its anchor, auth, responses and a curl s
   await expect(sample.locator('code')).toContainText('curl -X');
   await expect(sample.getByRole('button', { name: 'Copy as curl' })).toBeVisible();
 });
+
+test('every errno has an anchor on the error reference, as the server links to it', async ({ page }) => {
+  await page.goto(at('reference/errors#errno-110'));
+  const target = page.locator('#errno-110');
+  await expect(target).toHaveText('110');
+  await expect.poll(async () => (await target.boundingBox()).y).toBeLessThan(200);
+  await expect(page.locator('article tr').filter({ has: target })).toContainText('INVALID_TOKEN');
+});

@@ -13,7 +13,7 @@ const tagline = 'Documentation for accounts, Sync and more';
 const config = {
   title,
   tagline,
-  favicon: 'img/favicon.svg',
+  favicon: 'img/logo.svg',
   url: siteUrlFromEnv(process.env),
   baseUrl: '/ecosystem-platform/',
   trailingSlash: false,
@@ -69,7 +69,7 @@ const config = {
         hideOnScroll: false,
         items: [
           { type: 'doc', docId: 'intro', label: 'Docs', position: 'left' },
-          { type: 'doc', docId: 'relying-parties/tutorials/integration-with-fxa', label: 'Relying parties', position: 'left' },
+          { type: 'doc', docId: 'relying-parties/reference/using-apis', label: 'Relying parties', position: 'left' },
           { to: '/api', label: 'API', position: 'left' },
           { type: 'search', position: 'right' },
           { href: repoUrl, label: 'Source', position: 'right', 'aria-label': 'Source repository' },

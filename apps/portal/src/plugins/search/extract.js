@@ -16,6 +16,8 @@ export function toText(html) {
     html
       .replace(/<(script|style|svg|button|nav)\b[\s\S]*?<\/\1>/gi, ' ')
       .replace(/<a[^>]*class="hash-link"[\s\S]*?<\/a>/gi, '')
+      // Inline elements join their text to the words around them; block elements separate words.
+      .replace(/<\/?(?:a|code|strong|em|b|i|span|kbd|wbr|sub|sup)\b[^>]*>/gi, '')
       .replace(/<[^>]+>/g, ' '),
   )
     .replace(/[\u200b]/g, '')

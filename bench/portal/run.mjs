@@ -39,7 +39,6 @@ function coldBuild() {
   const seconds = (Date.now() - t0) / 1000;
   if (res.status !== 0) throw new Error(`build failed:\n${res.stdout}\n${res.stderr}`);
   const rss = Number(/maxrss_kb=(\d+)/.exec(res.stderr)[1]);
-  const pages = (res.stdout.match(/\.html/g) || []).length;
   return { seconds: Math.round(seconds * 10) / 10, peakGiB: Math.round((rss / 1024 / 1024) * 100) / 100, spec: spec.replace(`${root}/`, '') };
 }
 

@@ -57,7 +57,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const { db } = storage;
   const server = Fastify({
     logger: options.logger === undefined
-      ? { level: config.server.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] }
+      // Database errors can quote the values of a failed statement (token ids are credentials).
+      ? { level: config.server.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie', 'err.detail', 'err.parameters', 'err.sql'] }
       : (options.logger as never),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimit,

@@ -24,6 +24,7 @@ import { installAuth } from './http/auth.js';
 import { installJsonParser } from './http/body.js';
 import { installErrorHandling } from './http/errors.js';
 import { NonceCache } from './http/hawk.js';
+import { connectRedis, RedisNonceStore } from './http/redis-nonces.js';
 import { installOpenApi } from './http/openapi.js';
 import { installValidators } from './http/validation.js';
 import { ErrorBody } from './http/responses.js';
@@ -73,6 +74,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const signingKey = options.signingKey ?? loadSigningKey({
     file: config.server.signingKeyFile, devFile: join(config.server.dataDir, 'signing-key.pem'), production,
   });
+  const redis = config.server.redisUrl ? connectRedis(config.server.redisUrl) : null;
   const scrypt = new ScryptPool({ workers: config.server.scryptWorkers, maxPending: config.server.scryptMaxPending });
   const sender = options.mailSender ?? (config.mail.smtpUrl
     ? new SmtpSender(config.mail.smtpUrl, config.mail.from)
@@ -116,7 +118,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   installAuth(server, {
     strategies: buildStrategies({ db, sessions, tokens: config.tokens }),
     hawk: { host: publicUrl.hostname, port: Number(publicUrl.port || (publicUrl.protocol === 'https:' ? 443 : 80)), skewSeconds: config.server.hawkSkewSeconds },
-    nonces: new NonceCache(config.server.hawkNonceCacheSize),
+    nonces: redis ? new RedisNonceStore(redis) : new NonceCache(config.server.hawkNonceCacheSize),
     clock,
   });
   await installOpenApi(server);
@@ -156,6 +158,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await server.close();
       await scrypt.close();
       await sender.close();
+      if (redis) await redis.quit();
     },
   };
 }

@@ -24,7 +24,7 @@ export const serverConfig = defineConfig({
   databasePoolSize: { env: 'DATABASE_POOL_SIZE', default: 10, parse: int(1, 1000), description: 'Connections per instance for PostgreSQL and MySQL.' },
   redisUrl: {
     env: 'REDIS_URL', default: '', parse: str,
-    description: 'Redis for counters shared between instances (rate limits, nonce cache). Empty: kept in process.',
+    description: 'Redis for state that instances must share: today the Hawk nonce cache (a replay to another instance is refused too). Empty: kept in process.',
   },
   logLevel: {
     env: 'LOG_LEVEL', default: 'info', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),

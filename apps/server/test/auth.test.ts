@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authErrorName } from '@tessera/errors';
 import { deriveTokenKeys, hawkHeader, type TokenType } from '@tessera/protocol';
 import { TesseraClient } from '@tessera/client';
-import { createTestServer, httpDialects, newEmail, type TestServer } from './harness.js';
+import { createTestServer, httpDialects, newEmail, testSigningKey, type TestServer } from './harness.js';
 import { hex, rawRequest, type RawRequest, type Reply } from './helpers.js';
 
 // Token presentation (protocol.md §2.2), token lifetimes and single use (§2.1, spec 1 §4), on every
@@ -416,5 +416,36 @@ describe.each(httpDialects())('token lifetimes (%s, manual clock)', (dialect) =>
     expectInvalidToken(await send(m, 'GET', '/session/status', { authorization: auth }));
     // Refused for good, not only once.
     expectInvalidToken(await send(m, 'GET', '/session/status', { authorization: auth }));
+  });
+});
+
+describe.runIf(process.env.TEST_REDIS_URL)('Hawk replay across instances sharing Redis', () => {
+  it('refuses on one instance a request already seen by another', async () => {
+    const env = { REDIS_URL: process.env.TEST_REDIS_URL! };
+    const a = await createTestServer({ env });
+    try {
+      // A second server on the same database and Redis: another instance of one deployment.
+      const { createApp } = await import('../src/app.js');
+      const { loadConfig } = await import('../src/config.js');
+      const acct = await a.accounts.signUp(newEmail(), 'replay password');
+      const keys = deriveTokenKeys('sessionToken', acct.sessionToken);
+      const url = new URL('/v1/session/status', a.url);
+      const header = hawkHeader({ method: 'GET', url, credentials: { id: keys.tokenId, key: keys.authKey } });
+      const b = await createApp({
+        config: loadConfig({ ...env, PUBLIC_URL: a.url, LOG_LEVEL: 'silent', PORTAL_DIR: '/nonexistent', SMTP_URL: 'smtp://127.0.0.1:1' }),
+        storage: a.storage, logger: false, signingKey: testSigningKey(),
+      });
+      try {
+        const first = await a.app.server.inject({ method: 'GET', url: '/v1/session/status', headers: { authorization: header } });
+        expect(first.statusCode).toBe(200);
+        const replay = await b.server.inject({ method: 'GET', url: '/v1/session/status', headers: { authorization: header } });
+        expect(replay.statusCode).toBe(401);
+        expect(replay.json().errno).toBe(115);
+      } finally {
+        await b.close();
+      }
+    } finally {
+      await a.close();
+    }
   });
 });

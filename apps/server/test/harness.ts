@@ -71,7 +71,7 @@ export async function freshDatabase(dialect: DialectName): Promise<{ url: string
 }
 
 let sharedKey: SigningKey | undefined;
-function testSigningKey(): SigningKey {
+export function testSigningKey(): SigningKey {
   sharedKey ??= signingKeyFromPem(generateSigningKeyPem(), Date.UTC(2026, 0, 1));
   return sharedKey;
 }

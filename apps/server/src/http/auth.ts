@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { appError, type AppError } from '@tessera/errors';
 import { TOKEN_TYPES, type TokenType } from '@tessera/protocol';
 import type { NonceCache} from './hawk.js';
-import { parseHawk, verifyHawk, type HawkConfig, type ParsedHawk } from './hawk.js';
+import { parseHawk, verifyHawk, type HawkConfig, type NonceStore, type ParsedHawk } from './hawk.js';
 import type { Clock } from '../clock.js';
 
 // Route authentication. Each route declares `config: { auth }` — a strategy name, a list of them
@@ -59,7 +59,7 @@ const BEARER = /^Bearer ([a-z]+_)?([0-9a-f]{64})$/;
 export interface AuthDeps {
   strategies: StrategyMap;
   hawk: HawkConfig;
-  nonces: NonceCache;
+  nonces: NonceStore;
   clock: Clock;
 }
 
@@ -108,7 +108,7 @@ async function authenticate(request: FastifyRequest, auth: RouteAuth, deps: Auth
     const credentials = await c.strategy.find(c.id, now);
     if (!credentials) continue;
     if (c.hawk) {
-      verifyHawk(c.hawk, c.strategy.authKey!(credentials), {
+      await verifyHawk(c.hawk, c.strategy.authKey!(credentials), {
         method: request.method,
         url: request.url,
         contentType: request.headers['content-type'],

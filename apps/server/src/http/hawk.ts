@@ -22,11 +22,17 @@ export interface HawkRequestParts {
   rawBody: string | undefined;
 }
 
+/** Where seen nonces are remembered: in process, or in Redis when instances must share them. */
+export interface NonceStore {
+  /** Records the key until `expiresAt`; resolves false when it was already recorded and live. */
+  add(key: string, expiresAt: number, now: number): boolean | Promise<boolean>;
+}
+
 /**
  * Remembers nonces per token for the length of the timestamp window. Bounded: entries expire in
  * insertion order and, past `max`, the oldest go first.
  */
-export class NonceCache {
+export class NonceCache implements NonceStore {
   private readonly seen = new Map<string, number>();
 
   constructor(private readonly max: number) {}
@@ -71,14 +77,14 @@ function safeEqualBase64(a: string, b: string): boolean {
 }
 
 /** Verifies a parsed Hawk header against the token's authKey (hex). Throws the catalogue error. */
-export function verifyHawk(
+export async function verifyHawk(
   parsed: ParsedHawk,
   authKeyHex: string,
   req: HawkRequestParts,
   config: HawkConfig,
-  nonces: NonceCache,
+  nonces: NonceStore,
   nowMs: number,
-): void {
+): Promise<void> {
   const { attrs } = parsed;
   const artifacts: HawkArtifacts = {
     method: req.method,
@@ -105,7 +111,7 @@ export function verifyHawk(
     throw appError('INVALID_TIMESTAMP', { serverTime: nowSec });
   }
   const windowMs = config.skewSeconds * 2000;
-  if (!nonces.add(`${parsed.id}:${attrs.nonce}`, nowMs + windowMs, nowMs)) {
+  if (!(await nonces.add(`${parsed.id}:${attrs.nonce}`, nowMs + windowMs, nowMs))) {
     throw appError('INVALID_NONCE');
   }
 }

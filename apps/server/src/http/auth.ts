@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { appError, type AppError } from '@tessera/errors';
 import { TOKEN_TYPES, type TokenType } from '@tessera/protocol';
-import type { NonceCache} from './hawk.js';
 import { parseHawk, verifyHawk, type HawkConfig, type NonceStore, type ParsedHawk } from './hawk.js';
 import type { Clock } from '../clock.js';
 

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { bool, defineConfig, int, oneOf, readConfig, str, url, type ConfigSlice, type ConfigValues, type Env } from './config-schema.js';
+import { bool, ConfigError, defineConfig, int, oneOf, readConfig, str, url, type ConfigSlice, type ConfigValues, type Env } from './config-schema.js';
 import { tokenConfig } from './domains/tokens/config.js';
 import { mailConfig } from './senders/mail/config.js';
 import { signinConfig } from './domains/sessions/config.js';
@@ -74,10 +74,14 @@ export type Config = {
 };
 
 export function loadConfig(env: Env = process.env): Config {
-  return {
+  const config: Config = {
     server: readConfig(serverConfig, env),
     tokens: readConfig(tokenConfig, env),
     signin: readConfig(signinConfig, env),
     mail: readConfig(mailConfig, env),
   };
+  if (config.server.nodeEnv === 'production' && config.server.authSecret.length < 32) {
+    throw new ConfigError('AUTH_SECRET must be at least 32 characters when NODE_ENV=production');
+  }
+  return config;
 }

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     `  Account API         ${base}/v1  (OpenAPI: ${base}/v1/openapi.json)`,
     portal ? `  Developer portal    ${base}/ecosystem-platform/` : '  Developer portal    not built (npm run build -w apps/portal)',
     `  Database            ${config.server.databaseUrl.replace(/\/\/[^@/]*@/, '//***@')}`,
-    `  Mail                ${config.mail.smtpUrl ? 'SMTP' : `outbox in ${config.server.dataDir}/outbox (codes are logged)`}`,
+    `  Mail                ${config.mail.smtpUrl ? 'SMTP' : `outbox in ${config.server.dataDir}/outbox${config.server.nodeEnv === 'production' ? '' : ' (codes are logged)'}`}`,
     '',
   ];
   process.stdout.write(lines.join('\n') + '\n');

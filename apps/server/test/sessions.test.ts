@@ -51,6 +51,7 @@ describe.each(httpDialects())('sessions and sign-in confirmation (%s)', (dialect
     await expectError(t.client.recoveryEmailVerifyCode({ uid: acct.uid, code: 'f'.repeat(32) }), 'INVALID_VERIFICATION_CODE', 400);
     await t.client.recoveryEmailVerifyCode({ uid: acct.uid, code: link.searchParams.get('code')! });
     expect((await t.client.sessionStatus(login.sessionToken)).state).toBe('verified');
+    await t.mail.waitFor(acct.email, 'newDeviceLogin', since);
     // The link confirmed only that session: the original one is unaffected and still confirmed.
     expect((await t.client.sessionStatus(acct.sessionToken)).state).toBe('verified');
   });
@@ -102,6 +103,14 @@ describe.each(httpDialects())('sessions and sign-in confirmation (%s)', (dialect
     await expectError(t.client.recoveryEmailResendCode(s.sessionToken, { email: newEmail() }), 'RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL', 400);
     await t.client.recoveryEmailVerifyCode({ uid: s.uid, code: mail.code! });
     expect(await t.client.recoveryEmailStatus(s.sessionToken)).toMatchObject({ verified: true, emailVerified: true });
+  });
+
+  it('accepts POSTs without a body where every field is optional', async () => {
+    const acct = await verifiedAccount(t);
+    const { tokenId } = deriveTokenKeys('sessionToken', acct.sessionToken);
+    const res = await fetch(`${t.url}/v1/session/destroy`, { method: 'POST', headers: { authorization: `Bearer fxs_${tokenId}` } });
+    expect(res.status).toBe(200);
+    await expectError(t.client.sessionStatus(acct.sessionToken), 'INVALID_TOKEN', 401);
   });
 
   it('duplicates a session in the same state and destroys sessions', async () => {

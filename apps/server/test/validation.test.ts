@@ -144,12 +144,18 @@ describe('request validation (spec 1 §5) over HTTP', () => {
       expectMissing(await post('/recovery_email/verify_code', { uid: hex(32) }), 'code');
     });
 
-    it('a body that is not a JSON object (or no body) → 107 on the body', async () => {
-      for (const raw of ['["a@b.c"]', 'null', '"a@b.c"', '']) {
+    it('a body that is not a JSON object → 107 on the body; no body is {} (108 for the first required field)', async () => {
+      for (const raw of ['["a@b.c"]', 'null', '"a@b.c"']) {
         const r = await send('POST', '/account/login', { raw });
         expectError(r, 'INVALID_PARAMETER', 107, 400);
         expect(r.body.validation).toMatchObject({ source: 'payload', keys: [], rule: 'type' });
       }
+      const empty = await send('POST', '/account/login', { raw: '' });
+      expectError(empty, 'MISSING_PARAMETER', 108, 400);
+      expect(empty.body.param).toBe('email');
+      // Routes whose fields are all optional accept a POST without a body.
+      const noBody = await send('POST', '/get_random_bytes');
+      expect(noBody.status).toBe(200);
     });
   });
 

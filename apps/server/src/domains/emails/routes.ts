@@ -45,7 +45,8 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
       response: responses(Type.Object({}), ['ACCOUNT_UNKNOWN', 'INVALID_VERIFICATION_CODE']),
     },
   }, async (req) => {
-    await confirmations.verifyLinkCode(req.body.uid.toLowerCase(), req.body.code.toLowerCase());
+    await confirmations.verifyLinkCode(req.body.uid.toLowerCase(), req.body.code.toLowerCase(), (err) =>
+      req.log.warn({ reason: (err as Error).message }, 'sign-in notice not sent'));
     return {};
   });
 
@@ -54,7 +55,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
     schema: {
       tags: [TAG], summary: 'Email the confirmation link again',
       description: 'Resends the sign-up link while the address is unconfirmed, or the sign-in link while the session is. Nothing is sent when both are confirmed.',
-      body: Type.Optional(body({
+      body: body({
         email: Type.Optional(email()),
         service: Type.Optional(service),
         redirectTo: Type.Optional(redirectTo),
@@ -62,11 +63,11 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
         style: Type.Optional(Type.Literal('trailhead')),
         type: Type.Optional(Type.Literal('upgradeSession')),
         metricsContext: Type.Optional(metricsContext),
-      })),
+      }),
       response: responses(Type.Object({}), ['RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT'], { auth: true }),
     },
   }, async (req) => {
-    await confirmations.resendLink(credentialsOf<SessionWithAccount>(req), req.body?.email, { service: req.body?.service, redirectTo: req.body?.redirectTo });
+    await confirmations.resendLink(credentialsOf<SessionWithAccount>(req), req.body.email, { service: req.body.service, redirectTo: req.body.redirectTo });
     return {};
   });
 };

@@ -6,7 +6,7 @@ import type { Database } from '../../storage/schema.js';
 import { findAccount, markEmailVerified, type Account } from '../accounts/store.js';
 import { checkSessionCode, clearSessionCode, issueSessionCode } from '../sessions/codes.js';
 import {
-  markSessionsVerifiedByVerificationId, markSessionVerified, type Session,
+  listSessionsAwaiting, markSessionsVerifiedByVerificationId, markSessionVerified, type Session,
 } from '../sessions/store.js';
 import { describeDevice } from '../sessions/user-agent.js';
 
@@ -132,18 +132,21 @@ export class Confirmations {
    * `POST /recovery_email/verify_code` (the emailed link): the account's emailCode confirms the
    * address and the session that signed up; a session's tokenVerificationId confirms that session.
    */
-  async verifyLinkCode(uid: string, code: string): Promise<{ account: Account; confirmedSession: boolean; signup: boolean }> {
+  async verifyLinkCode(uid: string, code: string, onNoticeFailure: (err: unknown) => void = () => undefined) {
     const { db, clock } = this.deps;
     const account = await findAccount(db, uid);
     if (!account) throw appError('ACCOUNT_UNKNOWN');
     const now = clock.now();
     const isEmailCode = constantTimeHexEqual(code, account.emailCode);
+    const waiting = isEmailCode ? [] : await listSessionsAwaiting(db, uid, code);
     let confirmed = 0;
     await db.transaction().execute(async (trx) => {
       if (isEmailCode) await markEmailVerified(trx, uid, now);
       confirmed = await markSessionsVerifiedByVerificationId(trx, uid, code, 'email', now);
     });
     if (!isEmailCode && confirmed === 0) throw appError('INVALID_VERIFICATION_CODE');
+    // A sign-in confirmed by link gets the same notice as one confirmed by code.
+    for (const session of waiting) await this.sendNewSigninNotice(account, session).catch(onNoticeFailure);
     return { account, confirmedSession: confirmed > 0, signup: isEmailCode };
   }
 }

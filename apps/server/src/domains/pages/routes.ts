@@ -46,7 +46,8 @@ export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmati
       return sendPage(reply, { status: 400, title: 'Invalid link', body: '<h1>This link is not valid</h1><p class="error">Open the link from the email again.</p>' });
     }
     try {
-      const { signup } = await confirmations.verifyLinkCode(b.uid.toLowerCase(), b.code.toLowerCase());
+      const { signup } = await confirmations.verifyLinkCode(b.uid.toLowerCase(), b.code.toLowerCase(), (err) =>
+        req.log.warn({ reason: (err as Error).message }, 'sign-in notice not sent'));
       const next = safeRedirect(b.redirectTo, allowedOrigins);
       if (next) return reply.code(303).header('location', next).send();
       return sendPage(reply, {

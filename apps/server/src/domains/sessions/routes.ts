@@ -43,11 +43,11 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesDeps> = async
     schema: {
       tags: [TAG], summary: 'Sign out a session',
       description: 'Destroys the calling session, or with `customSessionToken` (a session id) another session of the same account.',
-      body: Type.Optional(body({ customSessionToken: Type.Optional(sessionTokenId) })),
+      body: body({ customSessionToken: Type.Optional(sessionTokenId) }),
       response: responses(Type.Object({}), [], { auth: true }),
     },
   }, async (req) => {
-    await sessions.destroy(credentialsOf<SessionWithAccount>(req), req.body?.customSessionToken);
+    await sessions.destroy(credentialsOf<SessionWithAccount>(req), req.body.customSessionToken);
     return {};
   });
 
@@ -56,7 +56,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesDeps> = async
     schema: {
       tags: [TAG], summary: 'A second session for the same sign-in',
       description: 'The copy has its own token and the same confirmation state; confirming one by emailed link confirms both.',
-      body: Type.Optional(body({ reason: Type.Optional(Type.String({ maxLength: 16 })) })),
+      body: body({ reason: Type.Optional(Type.String({ maxLength: 16 })) }),
       response: responses(Type.Object({ uid, sessionToken: hex(64), authAt: Type.Integer(), ...SigninState }), [], { auth: true }),
     },
   }, async (req) => sessions.duplicate(credentialsOf<SessionWithAccount>(req), contextOf(req)));
@@ -106,11 +106,11 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesDeps> = async
     schema: {
       tags: [TAG], summary: 'Email a new confirmation code',
       description: 'Sends a fresh 6-digit code for the pending sign-up or sign-in confirmation of this session; the previous code stops working. Nothing is sent when there is nothing to confirm.',
-      body: Type.Optional(body({ type: Type.Optional(Type.Literal('upgradeSession')), service: Type.Optional(service), metricsContext: Type.Optional(metricsContext) })),
+      body: body({ type: Type.Optional(Type.Literal('upgradeSession')), service: Type.Optional(service), metricsContext: Type.Optional(metricsContext) }),
       response: responses(Type.Object({}), ['FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT'], { auth: true }),
     },
   }, async (req) => {
-    await confirmations.resendCode(credentialsOf<SessionWithAccount>(req), { service: req.body?.service });
+    await confirmations.resendCode(credentialsOf<SessionWithAccount>(req), { service: req.body.service });
     return {};
   });
 };

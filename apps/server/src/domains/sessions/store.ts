@@ -121,6 +121,12 @@ export async function listSessions(db: Executor, uid: string): Promise<Session[]
   return rows.map(rowToSession);
 }
 
+/** The sessions still waiting on this tokenVerificationId (an emailed sign-in link). */
+export async function listSessionsAwaiting(db: Executor, uid: string, tokenVerificationId: string): Promise<Session[]> {
+  const rows = await db.selectFrom('session_tokens').selectAll().where('uid', '=', uid).where('token_verification_id', '=', tokenVerificationId).execute();
+  return rows.map(rowToSession);
+}
+
 export async function deleteSession(db: Executor, id: string): Promise<boolean> {
   const r = await db.deleteFrom('session_tokens').where('token_id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;

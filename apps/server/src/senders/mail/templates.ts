@@ -22,19 +22,19 @@ const define = <D>(t: Template<D>) => t;
 
 export const TEMPLATES = {
   verify: define<LinkData & { code: string }>({
-    sentWhen: 'Sign-up (and sign-in to an unconfirmed account) with verificationMethod `email` or none: a link that confirms the address.',
+    sentWhen: 'Sign-up (and sign-in to an unconfirmed account) with verificationMethod `email` or none, and `/recovery_email/resend_code`: a link that confirms the address.',
     content: (t, d) => ({ subject: t('verify.subject'), heading: t('verify.heading'), paragraphs: [t('verify.body')], action: { label: t('verify.action'), url: d.link } }),
     headers: (d) => ({ 'X-Tessera-Link': d.link, 'X-Tessera-Code': d.code }),
     code: (d) => d.code,
   }),
   verifyShortCode: define<CodeData>({
-    sentWhen: 'Sign-up with verificationMethod `email-otp` (and `/recovery_email/resend_code` for such sessions): a 6-digit code for `/session/verify_code`.',
+    sentWhen: 'Sign-up (and sign-in to an unconfirmed account) with verificationMethod `email-otp`, and `/session/resend_code` while the address is unconfirmed: a 6-digit code for `/session/verify_code`.',
     content: (t, d) => ({ subject: t('verifyShortCode.subject', { code: d.code }), heading: t('verifyShortCode.heading'), paragraphs: [t('verifyShortCode.body')], code: { value: d.code, minutes: d.minutes } }),
     headers: (d) => ({ 'X-Tessera-Code': d.code }),
     code: (d) => d.code,
   }),
   verifyLogin: define<LinkData & DeviceData & { code: string }>({
-    sentWhen: 'A sign-in that needs confirmation, verificationMethod `email` or none: a link that confirms that session.',
+    sentWhen: 'A sign-in that needs confirmation with verificationMethod `email` or none, and `/recovery_email/resend_code` for it: a link that confirms that session.',
     content: (t, d) => ({ subject: t('verifyLogin.subject'), heading: t('verifyLogin.heading'), paragraphs: [t('verifyLogin.body', { device: d.device })], action: { label: t('verifyLogin.action'), url: d.link } }),
     headers: (d) => ({ 'X-Tessera-Link': d.link, 'X-Tessera-Code': d.code }),
     code: (d) => d.code,
@@ -46,7 +46,7 @@ export const TEMPLATES = {
     code: (d) => d.code,
   }),
   newDeviceLogin: define<DeviceData & TimeData>({
-    sentWhen: 'After a sign-in is confirmed (by code, link, or because no confirmation was needed): a notice naming the device.',
+    sentWhen: 'After a sign-in is confirmed (by code or link) or needed no confirmation: a notice naming the device. Its delivery failing does not fail the sign-in.',
     content: (t, d) => ({ subject: t('newDeviceLogin.subject'), heading: t('newDeviceLogin.heading'), paragraphs: [t('newDeviceLogin.body', { device: d.device, time: d.time })] }),
     headers: () => ({}),
   }),

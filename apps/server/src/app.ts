@@ -18,6 +18,7 @@ import { passwordRoutes } from './domains/passwords/routes.js';
 import { PasswordsService } from './domains/passwords/service.js';
 import { pageRoutes } from './domains/pages/routes.js';
 import { SessionsService } from './domains/sessions/service.js';
+import { SessionCache } from './domains/sessions/cache.js';
 import { sessionRoutes } from './domains/sessions/routes.js';
 import { buildStrategies } from './http/strategies.js';
 import { installAuth } from './http/auth.js';
@@ -116,24 +117,33 @@ export async function createApp(options: AppOptions): Promise<App> {
   installValidators(server, [ErrorBody, MetricsContextSchema]);
   installErrorHandling(server, { infoUrl: new URL('/ecosystem-platform/reference/errors', config.server.publicUrl).toString() });
   installAuth(server, {
-    strategies: buildStrategies({ db, sessions, tokens: config.tokens }),
+    strategies: buildStrategies({
+      db, sessions, tokens: config.tokens, writeEpoch: storage.writeEpoch,
+      sessionCache: new SessionCache(storage.writeEpoch, config.server.sessionCacheMs),
+    }),
     hawk: { host: publicUrl.hostname, port: Number(publicUrl.port || (publicUrl.protocol === 'https:' ? 443 : 80)), skewSeconds: config.server.hawkSkewSeconds },
     nonces: redis ? new RedisNonceStore(redis) : new NonceCache(config.server.hawkNonceCacheSize),
     clock,
   });
   await installOpenApi(server);
 
-  server.addHook('onSend', async (request, reply) => {
+  const logRequests = ['trace', 'debug', 'info'].includes(server.log.level);
+  // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
+  server.addHook('onSend', (request, reply, payload, done) => {
     // protocol.md §0: successful responses carry the server time so clients can correct skew.
     reply.header('timestamp', String(Math.floor(clock.now() / 1000)));
     if (request.url.startsWith('/v1/')) {
-      reply.header('cache-control', reply.getHeader('cache-control') ?? 'no-store');
+      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
       reply.header('x-content-type-options', 'nosniff');
     }
+    done(null, payload);
   });
-  server.addHook('onResponse', async (request, reply) => {
+  server.addHook('onResponse', (request, reply, done) => {
     // One line per request, without query strings: they can hold codes and tokens.
-    request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    if (logRequests) {
+      request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    }
+    done();
   });
 
   await server.register(async (v1) => {

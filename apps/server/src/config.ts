@@ -49,6 +49,10 @@ export const serverConfig = defineConfig({
     env: 'SIGNING_KEY_FILE', parse: str, default: '', defaultText: '$DATA_DIR/signing-key.pem (generated in development)',
     description: 'PEM RSA private key (2048+ bits) that signs JWTs and is published at /.well-known/public-keys. Required in production.',
   },
+  sessionCacheMs: {
+    env: 'SESSION_CACHE_MS', default: 1000, parse: int(0, 60_000),
+    description: 'How long a session lookup is reused in process (writes made here invalidate it at once; another instance may accept a session ended elsewhere for at most this long). 0 disables.',
+  },
   hawkSkewSeconds: {
     env: 'HAWK_TIMESTAMP_SKEW_SECONDS', default: 60, parse: int(1, 86400),
     description: 'How far a Hawk `ts` may be from the server clock; outside it the answer is 401/111 with serverTime.',

@@ -33,7 +33,12 @@ export class AppError<N extends AuthErrorName = AuthErrorName> extends Error {
 
   constructor(name: N, extras: ExtrasOf<N>, message?: string, status?: number) {
     const def: ErrorDefinition = AUTH_ERRORS[name];
+    // Catalogue errors are answers, not faults: skip capturing a stack trace (it is the costly part
+    // of making an Error, and a flood of 503s makes many).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message ?? def.message);
+    Error.stackTraceLimit = limit;
     if (status !== undefined && status !== def.status && !def.otherStatuses?.includes(status)) {
       throw new TypeError(`${name} is not sent with status ${status}`);
     }

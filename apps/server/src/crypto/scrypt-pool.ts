@@ -7,8 +7,8 @@ import { appError } from '@tessera/errors';
 // a request is answered at once with 503/201 and a retryAfter instead of joining a queue that
 // would only time out.
 export const SCRYPT_PARAMS = { N: 65536, r: 8, p: 1, dkLen: 32 } as const;
-/** Measured cost of one stretch on the reference machine; used to estimate retryAfter. */
-const STRETCH_SECONDS = 0.135;
+/** The cost of one stretch before any is measured (the reference machine's); then a moving average. */
+const INITIAL_STRETCH_SECONDS = 0.135;
 
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
@@ -29,6 +29,7 @@ interface Job {
   salt: Uint8Array;
   resolve: (out: Uint8Array) => void;
   reject: (err: Error) => void;
+  started: number;
 }
 
 interface Slot {
@@ -46,6 +47,7 @@ export class ScryptPool {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  private stretchSeconds = INITIAL_STRETCH_SECONDS;
 
   constructor(private readonly options: ScryptPoolOptions) {}
 
@@ -54,16 +56,27 @@ export class ScryptPool {
     return this.queue.length + this.slots.filter((s) => s.job).length;
   }
 
+  /**
+   * Throws SERVER_BUSY when no stretch can be queued now. Routes call it before any other work,
+   * so a flood is turned away for the price of this check, not of a database read.
+   */
+  checkCapacity(): void {
+    if (this.queue.length < this.options.maxPending) return;
+    const ahead = this.queue.length + this.options.workers;
+    const retryAfter = Math.max(1, Math.ceil((ahead / this.options.workers) * this.stretchSeconds));
+    throw appError('SERVER_BUSY', { retryAfter });
+  }
+
   /** scrypt(input, salt) with the protocol's parameters; rejects with SERVER_BUSY when saturated. */
   hash(input: Uint8Array, salt: Uint8Array): Promise<Uint8Array> {
     if (this.closed) return Promise.reject(new Error('scrypt pool is closed'));
-    if (this.queue.length >= this.options.maxPending) {
-      const ahead = this.queue.length + this.options.workers;
-      const retryAfter = Math.max(1, Math.ceil((ahead / this.options.workers) * STRETCH_SECONDS));
-      return Promise.reject(appError('SERVER_BUSY', { retryAfter }));
+    try {
+      this.checkCapacity();
+    } catch (err) {
+      return Promise.reject(err);
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, input, salt, resolve, reject });
+      this.queue.push({ id: this.nextId++, input, salt, resolve, reject, started: 0 });
       this.dispatch();
     });
   }
@@ -74,6 +87,7 @@ export class ScryptPool {
       if (!slot && this.slots.length < this.options.workers) slot = this.spawn();
       if (!slot) return;
       const job = this.queue.shift()!;
+      job.started = performance.now();
       slot.job = job;
       slot.worker.postMessage({ id: job.id, input: job.input, salt: job.salt, ...SCRYPT_PARAMS });
     }
@@ -87,6 +101,8 @@ export class ScryptPool {
       const job = slot.job;
       slot.job = null;
       if (job && job.id === msg.id) {
+        // Learn what a stretch costs here, for honest retryAfter estimates.
+        this.stretchSeconds = 0.9 * this.stretchSeconds + 0.1 * ((performance.now() - job.started) / 1000);
         if (msg.out) job.resolve(msg.out);
         else job.reject(new Error(`scrypt failed: ${msg.error}`));
       }

@@ -12,7 +12,8 @@ import type { Clock } from '../clock.js';
 export interface TokenStrategy<C> {
   /** onepw token type (Hawk or prefixed Bearer), or `oauth` (unprefixed Bearer of an access token). */
   kind: TokenType | 'oauth';
-  find(id: string, now: number): Promise<C | null>;
+  /** May answer synchronously (from a cache) or with a promise. */
+  find(id: string, now: number): C | null | Promise<C | null>;
   /** Hawk MAC key of the found credentials (onepw tokens only). */
   authKey?(credentials: C): string;
   /** Single-use tokens are deleted as they authenticate; false when another request won the race. */
@@ -104,7 +105,8 @@ async function authenticate(request: FastifyRequest, auth: RouteAuth, deps: Auth
   const now = deps.clock.now();
   for (const c of list) {
     if (c.hawk && !/^[0-9a-f]{64}$/.test(c.id)) throw appError('INVALID_TOKEN', { detail: 'Unknown token' });
-    const credentials = await c.strategy.find(c.id, now);
+    const found = c.strategy.find(c.id, now);
+    const credentials = found instanceof Promise ? await found : found;
     if (!credentials) continue;
     if (c.hawk) {
       await verifyHawk(c.hawk, c.strategy.authKey!(credentials), {

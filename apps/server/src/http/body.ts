@@ -26,7 +26,8 @@ export function installJsonParser(app: FastifyInstance): void {
   });
   // A POST without a body is an empty object: routes whose fields are all optional accept it, and
   // routes with required fields answer 108 naming the first missing one.
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && request.method !== 'GET' && request.method !== 'HEAD') request.body = {};
+    done();
   });
 }

@@ -38,7 +38,8 @@ export function installErrorHandling(app: FastifyInstance, deps: ErrorDeps): voi
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const known = toAppError(err);
     if (known) {
-      if (known.status >= 500) request.log.error({ err: known, errno: known.errno }, 'request failed');
+      // Shedding load (503) is routine and can come in floods: not an error worth a log line each.
+      if (known.status >= 500 && known.status !== 503) request.log.error({ err: known, errno: known.errno }, 'request failed');
       return sendAppError(reply, known, deps);
     }
     // Unexpected: full detail goes to the log under the request id; the body carries only the id.

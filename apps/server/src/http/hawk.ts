@@ -29,24 +29,41 @@ export interface NonceStore {
 }
 
 /**
- * Remembers nonces per token for the length of the timestamp window. Bounded: entries expire in
- * insertion order and, past `max`, the oldest go first.
+ * Remembers nonces per token for the length of the timestamp window. Bounded: a ring of insertion
+ * order beside the lookup map; entries leave from the oldest end when they expire or when the
+ * ring is full, so every add is O(1) however full the cache is.
  */
 export class NonceCache implements NonceStore {
   private readonly seen = new Map<string, number>();
+  private readonly keys: (string | undefined)[];
+  private readonly expiries: Float64Array;
+  private head = 0;
+  private count = 0;
 
-  constructor(private readonly max: number) {}
+  constructor(private readonly max: number) {
+    this.keys = new Array(max);
+    this.expiries = new Float64Array(max);
+  }
 
-  /** Records the nonce; returns false when it was already seen and has not expired. */
   add(key: string, expiresAt: number, now: number): boolean {
     const prior = this.seen.get(key);
     if (prior !== undefined && prior > now) return false;
-    if (prior !== undefined) this.seen.delete(key);
-    this.seen.set(key, expiresAt);
-    for (const [k, exp] of this.seen) {
-      if (exp > now && this.seen.size <= this.max) break;
-      this.seen.delete(k);
+    // Drop expired entries from the oldest end, then make room if the ring is full.
+    while (this.count > 0) {
+      const exp = this.expiries[this.head]!;
+      if (exp > now && this.count < this.max) break;
+      const oldest = this.keys[this.head]!;
+      // The map may hold a newer entry for the same key (re-added after expiry): keep that one.
+      if (this.seen.get(oldest) === exp) this.seen.delete(oldest);
+      this.keys[this.head] = undefined;
+      this.head = (this.head + 1) % this.max;
+      this.count--;
     }
+    this.seen.set(key, expiresAt);
+    const tail = (this.head + this.count) % this.max;
+    this.keys[tail] = key;
+    this.expiries[tail] = expiresAt;
+    this.count++;
     return true;
   }
 

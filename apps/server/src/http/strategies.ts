@@ -8,11 +8,15 @@ import {
   findPasswordChangeToken, findPasswordForgotToken,
 } from '../domains/tokens/store.js';
 import type { Database } from '../storage/schema.js';
+import type { WriteEpoch } from '../storage/write-epoch.js';
+import type { SessionCache } from '../domains/sessions/cache.js';
 import { defineStrategy, type StrategyMap, type TokenStrategy } from './auth.js';
 
 export interface StrategyDeps {
   db: Kysely<Database>;
   sessions: SessionsService;
+  sessionCache: SessionCache;
+  writeEpoch: WriteEpoch;
   /** Lifetimes in seconds. */
   tokens: { accountResetLifetime: number; passwordForgotLifetime: number; passwordChangeLifetime: number; keyFetchLifetime: number };
 }
@@ -28,13 +32,23 @@ function within<T extends { createdAt: number }>(find: (id: string) => Promise<T
 const authKey = (c: { authKey: string }) => c.authKey;
 
 /** Every way a route can be authenticated, keyed by the name routes use in `config.auth`. */
-export function buildStrategies({ db, sessions, tokens }: StrategyDeps): StrategyMap {
+export function buildStrategies({ db, sessions, sessionCache, writeEpoch, tokens }: StrategyDeps): StrategyMap {
+  const checkLive = (s: SessionWithAccount, now: number) => {
+    const live = sessions.isLive(s, now);
+    return live === true ? s : live === false ? null : live.then((ok) => (ok ? s : null));
+  };
   const session: TokenStrategy<SessionWithAccount> = {
     kind: 'sessionToken',
     description: 'A session token.',
-    async find(id, now) {
-      const s = await findSessionWithAccount(db, id);
-      return s && (await sessions.isLive(s, now)) ? s : null;
+    find(id, now) {
+      const cached = sessionCache.get(id, now);
+      if (cached) return checkLive(cached, now);
+      const epoch = writeEpoch.value;
+      return findSessionWithAccount(db, id).then((s) => {
+        if (!s) return null;
+        sessionCache.set(id, s, now, epoch);
+        return checkLive(s, now);
+      });
     },
     authKey,
   };

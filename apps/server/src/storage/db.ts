@@ -6,12 +6,15 @@ import { createPool as createMysqlPool } from 'mysql2';
 import pg from 'pg';
 import { MIGRATIONS } from './migrations/index.js';
 import type { Database } from './schema.js';
+import { WriteEpoch } from './write-epoch.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
 
 export interface Storage {
   db: Kysely<Database>;
   dialect: DialectName;
+  /** Moves on every write this process makes (see write-epoch.ts). */
+  writeEpoch: WriteEpoch;
   destroy(): Promise<void>;
 }
 
@@ -42,7 +45,7 @@ function makeDialect(url: string, poolSize: number, onError: (err: Error) => voi
       sqlite.pragma('journal_mode = WAL');
       sqlite.pragma('synchronous = NORMAL');
       sqlite.pragma('busy_timeout = 5000');
-      return new SqliteDialect({ database: sqlite });
+      return new SqliteDialect({ database: cachingStatements(sqlite) });
     }
     case 'postgres': {
       const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes as never });
@@ -58,10 +61,31 @@ function makeDialect(url: string, poolSize: number, onError: (err: Error) => voi
   }
 }
 
+/**
+ * Kysely's SQLite driver prepares every statement anew; preparing costs more than running a
+ * point lookup. Statements are reusable, so keep the most recent ones by SQL text.
+ */
+function cachingStatements(sqlite: SQLite.Database, max = 500): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = (sql: string) => {
+    let stmt = cache.get(sql);
+    if (stmt) {
+      cache.delete(sql);
+    } else {
+      stmt = sqlite.prepare(sql);
+      if (cache.size >= max) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(sql, stmt);
+    return stmt;
+  };
+  return { prepare, close: () => sqlite.close() } as unknown as SQLite.Database;
+}
+
 /** Opens the database named by a DATABASE_URL (`sqlite:<path>`, `postgres://…`, `mysql://…`). */
 export function openStorage(url: string, options: { poolSize?: number; onError?: (err: Error) => void } = {}): Storage {
-  const db = new Kysely<Database>({ dialect: makeDialect(url, options.poolSize ?? 10, options.onError ?? (() => undefined)) });
-  return { db, dialect: dialectOf(url), destroy: () => db.destroy() };
+  const writeEpoch = new WriteEpoch();
+  const db = new Kysely<Database>({ dialect: makeDialect(url, options.poolSize ?? 10, options.onError ?? (() => undefined)), plugins: [writeEpoch] });
+  return { db, dialect: dialectOf(url), writeEpoch, destroy: () => db.destroy() };
 }
 
 /** Brings the schema to the newest migration; throws (and the server refuses to start) on failure. */

@@ -57,6 +57,7 @@ export class AccountsService {
    */
   async create(input: CreateInput, ctx: RequestContext) {
     const { db, clock, scrypt, confirmations } = this.deps;
+    scrypt.checkCapacity();
     checkPasswordInput(input);
     if (input.verificationMethod === 'totp-2fa') throw appError('TOTP_REQUIRED');
     await this.clearUnverifiedHolder(input.email);
@@ -168,6 +169,7 @@ export class AccountsService {
   /** POST /account/login. */
   async login(input: LoginInput, ctx: RequestContext) {
     const { db, clock, confirmations } = this.deps;
+    this.deps.scrypt.checkCapacity();
     const account = await this.accountForSignin(input.email);
     if (input.verificationMethod === 'totp-2fa') throw appError('TOTP_REQUIRED');
     const match = await this.checkPassword(account, input.email, input.authPW);
@@ -214,6 +216,7 @@ export class AccountsService {
   /** POST /session/reauth: proves the password again on an existing session. */
   async reauth(session: SessionWithAccount, input: LoginInput) {
     const { db, clock, confirmations } = this.deps;
+    this.deps.scrypt.checkCapacity();
     const account = await this.accountForSignin(input.email);
     if (account.uid !== session.uid) throw appError('INVALID_TOKEN', { detail: 'The session belongs to another account' });
     const match = await this.checkPassword(account, input.email, input.authPW);
@@ -241,6 +244,7 @@ export class AccountsService {
 
   /** POST /account/destroy: needs the password again; everything of the account goes at once. */
   async destroy(session: SessionWithAccount, email: string, authPW: string): Promise<void> {
+    this.deps.scrypt.checkCapacity();
     const found = await findAccountByEmail(this.deps.db, email);
     if (!found || found.account.uid !== session.uid) throw appError('ACCOUNT_UNKNOWN', { email });
     await this.checkPassword(found.account, email, authPW);

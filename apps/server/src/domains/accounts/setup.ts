@@ -89,6 +89,7 @@ export class AccountSetupService {
   private async setFirstPassword(
     account: Account, input: PasswordInput, ctx: RequestContext, verifyEmail: boolean, whenSet: () => AppError,
   ): Promise<{ data: string; session: Session }> {
+    this.deps.scrypt.checkCapacity();
     checkPasswordInput(input);
     const password = await newPassword(this.deps.scrypt, input);
     const now = this.deps.clock.now();

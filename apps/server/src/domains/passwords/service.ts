@@ -69,6 +69,7 @@ export class PasswordsService {
   /** POST /password/change/start: proves the old password; returns the change and key tokens. */
   async changeStart(session: SessionWithAccount, email: string, oldAuthPW: string) {
     const { db, clock } = this.deps;
+    this.deps.scrypt.checkCapacity();
     const found = await findAccountByEmail(db, email);
     if (!found || found.account.uid !== session.uid) throw appError('ACCOUNT_UNKNOWN', { email });
     const match = await this.deps.accounts.checkPassword(found.account, email, oldAuthPW);
@@ -93,6 +94,7 @@ export class PasswordsService {
    */
   async changeFinish(token: PasswordChangeToken, input: PasswordInput & { sessionToken?: string | undefined; keys: boolean }, ctx: RequestContext) {
     const { db, clock, scrypt, mailer } = this.deps;
+    scrypt.checkCapacity();
     checkPasswordInput(input, { requireWrapKb: true });
     const account = await findAccount(db, token.uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
@@ -270,6 +272,7 @@ export class PasswordsService {
     ctx: RequestContext,
   ) {
     const { db, clock, scrypt, mailer } = this.deps;
+    scrypt.checkCapacity();
     checkPasswordInput(input);
     const v2 = input.authPWVersion2 !== undefined;
     if (input.wrapKb !== undefined && !v2 && input.recoveryKeyId === undefined) {
@@ -316,6 +319,7 @@ export class PasswordsService {
   /** POST /password/create: the first password of an account that has none (206 otherwise). */
   async create(session: SessionWithAccount, input: PasswordInput) {
     const { db, clock, scrypt } = this.deps;
+    scrypt.checkCapacity();
     checkPasswordInput(input);
     if (session.account.verifierSetAt > 0) throw appError('CANNOT_CREATE_PASSWORD');
     const password = await newPassword(scrypt, input);

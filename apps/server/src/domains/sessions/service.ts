@@ -89,14 +89,16 @@ const TOUCH_INTERVAL_MS = 60 * 60 * 1000;
 export class SessionsService {
   constructor(private readonly deps: SessionsDeps) {}
 
-  /** The auth strategy's check: expired sessions are refused (and removed). */
-  async isLive(session: Session, now: number): Promise<boolean> {
+  /**
+   * The auth strategy's check: expired sessions are refused (and removed). Synchronous unless it
+   * has to write, which is rare: it runs on every authenticated request.
+   */
+  isLive(session: Session, now: number): boolean | Promise<boolean> {
     const { idleLifetimeMs } = this.deps;
     if (idleLifetimeMs > 0 && now - session.lastAccessTime > idleLifetimeMs) {
-      await deleteSession(this.deps.db, session.id);
-      return false;
+      return deleteSession(this.deps.db, session.id).then(() => false);
     }
-    if (now - session.lastAccessTime > TOUCH_INTERVAL_MS) await touchSession(this.deps.db, session.id, now);
+    if (now - session.lastAccessTime > TOUCH_INTERVAL_MS) return touchSession(this.deps.db, session.id, now).then(() => true);
     return true;
   }
 

@@ -1,5 +1,6 @@
-import type { Selectable } from 'kysely';
-import type { SessionTokensTable } from '../../storage/schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import { preparedQuery } from '../../storage/prepared.js';
+import type { Database, SessionTokensTable } from '../../storage/schema.js';
 import type { Executor } from '../tokens/store.js';
 
 /** How a session was confirmed, as stored (protocol.md §2.3). */
@@ -93,14 +94,20 @@ export async function insertSession(db: Executor, s: Session): Promise<void> {
   }).execute();
 }
 
+// Behind every session-authenticated request: compiled once, run with the id.
+const sessionWithAccount = preparedQuery<SessionWithAccountRow, [string]>((db) => db
+  .selectFrom('session_tokens as s')
+  .innerJoin('accounts as a', 'a.uid', 's.uid')
+  .selectAll('s')
+  .select(['a.email', 'a.email_verified', 'a.verifier_set_at', 'a.locale', 'a.disabled_at'])
+  .where('s.token_id', '=', ''));
+
+type SessionWithAccountRow = Selectable<SessionTokensTable> & {
+  email: string; email_verified: number; verifier_set_at: number; locale: string | null; disabled_at: number | null;
+};
+
 export async function findSessionWithAccount(db: Executor, id: string): Promise<SessionWithAccount | null> {
-  const row = await db
-    .selectFrom('session_tokens as s')
-    .innerJoin('accounts as a', 'a.uid', 's.uid')
-    .selectAll('s')
-    .select(['a.email', 'a.email_verified', 'a.verifier_set_at', 'a.locale', 'a.disabled_at'])
-    .where('s.token_id', '=', id)
-    .executeTakeFirst();
+  const [row] = await sessionWithAccount(db as Kysely<Database>, id);
   if (!row) return null;
   return {
     ...rowToSession(row),

@@ -66,6 +66,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     bodyLimit: config.server.bodyLimit,
     trustProxy: config.server.trustProxy,
     genReqId: () => randomUUID(),
+    // No child logger per request (making one serializes its bindings every time): lines that need
+    // the request id carry it themselves.
+    childLoggerFactory: (logger) => logger,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -76,7 +79,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     file: config.server.signingKeyFile, devFile: join(config.server.dataDir, 'signing-key.pem'), production,
   });
   const redis = config.server.redisUrl ? connectRedis(config.server.redisUrl) : null;
-  const scrypt = new ScryptPool({ workers: config.server.scryptWorkers, maxPending: config.server.scryptMaxPending });
+  const scrypt = new ScryptPool({ workers: config.server.scryptWorkers, maxPending: config.server.scryptMaxPending, nice: config.server.scryptNice });
   const sender = options.mailSender ?? (config.mail.smtpUrl
     ? new SmtpSender(config.mail.smtpUrl, config.mail.from)
     : new OutboxSender(join(config.server.dataDir, 'outbox'), config.mail.from, server.log, !production));
@@ -141,7 +144,20 @@ export async function createApp(options: AppOptions): Promise<App> {
   server.addHook('onResponse', (request, reply, done) => {
     // One line per request, without query strings: they can hold codes and tokens.
     if (logRequests) {
-      request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+      request.log.info({ reqId: request.id, method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    }
+    done();
+  });
+
+  // Routes that stretch a password turn a flood away before reading the body: while the scrypt
+  // pool is full, each extra request costs as little as possible of the CPU the pool needs.
+  server.addHook('onRequest', (request, _reply, done) => {
+    if (request.routeOptions.config.stretches) {
+      try {
+        scrypt.checkCapacity();
+      } catch (err) {
+        return done(err as Error);
+      }
     }
     done();
   });

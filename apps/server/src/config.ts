@@ -49,6 +49,10 @@ export const serverConfig = defineConfig({
     env: 'SIGNING_KEY_FILE', parse: str, default: '', defaultText: '$DATA_DIR/signing-key.pem (generated in development)',
     description: 'PEM RSA private key (2048+ bits) that signs JWTs and is published at /.well-known/public-keys. Required in production.',
   },
+  scryptNice: {
+    env: 'SCRYPT_NICE', default: 0, parse: int(-20, 19),
+    description: 'Nice value of the scrypt threads. Negative (needs CAP_SYS_NICE) favours sign-in throughput during a flood over the latency of other requests; see bench/README.md.',
+  },
   sessionCacheMs: {
     env: 'SESSION_CACHE_MS', default: 1000, parse: int(0, 60_000),
     description: 'How long a session lookup is reused in process (writes made here invalidate it at once; another instance may accept a session ended elsewhere for at most this long). 0 disables.',

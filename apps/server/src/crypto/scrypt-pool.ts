@@ -11,8 +11,11 @@ export const SCRYPT_PARAMS = { N: 65536, r: 8, p: 1, dkLen: 32 } as const;
 const INITIAL_STRETCH_SECONDS = 0.135;
 
 const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const { scryptSync } = require('node:crypto');
+// Linux nice values are per thread: when allowed (CAP_SYS_NICE), let stretches win the CPU over a
+// flood of requests the main thread can only turn away.
+if (workerData && workerData.nice) { try { require('node:os').setPriority(workerData.nice); } catch {} }
 parentPort.on('message', ({ id, input, salt, N, r, p, dkLen }) => {
   try {
     const out = scryptSync(Buffer.from(input), Buffer.from(salt), dkLen, { N, r, p, maxmem: 256 * N * r });
@@ -40,6 +43,8 @@ interface Slot {
 export interface ScryptPoolOptions {
   workers: number;
   maxPending: number;
+  /** Nice value for the worker threads (negative raises their priority; needs CAP_SYS_NICE). */
+  nice?: number;
 }
 
 export class ScryptPool {
@@ -95,7 +100,7 @@ export class ScryptPool {
 
   // Workers start on first use, so an idle server does not hold their memory.
   private spawn(): Slot {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, name: 'scrypt' });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, name: 'scrypt', workerData: { nice: this.options.nice ?? 0 } });
     const slot: Slot = { worker, job: null };
     worker.on('message', (msg: { id: number; out?: Uint8Array; error?: string }) => {
       const job = slot.job;

@@ -40,6 +40,8 @@ export type RouteAuthConfig = string | string[] | RouteAuth;
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuthConfig;
+    /** The route runs the server-side password stretch (scrypt): refused early when the pool is full. */
+    stretches?: boolean;
   }
   interface FastifyRequest {
     auth: { strategy: string; credentials: unknown; tokenId: string } | null;
@@ -94,7 +96,12 @@ function candidates(header: string, auth: RouteAuth, deps: AuthDeps): Candidate[
   throw appError('INVALID_TOKEN', { detail: 'Authorization must be a Bearer token or a Hawk header' });
 }
 
-async function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps): Promise<void> {
+/**
+ * Authenticates a request. Written so that the common case — a cached session, an in-process
+ * nonce cache — completes without a single promise; any step may still answer with one (a
+ * database read, Redis), and then the rest continues asynchronously.
+ */
+function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps): void | Promise<void> {
   const header = request.headers.authorization;
   if (!header) {
     if (auth.optional) return;
@@ -103,29 +110,40 @@ async function authenticate(request: FastifyRequest, auth: RouteAuth, deps: Auth
   const list = candidates(header, auth, deps);
   if (!list.length) throw appError('INVALID_TOKEN', { detail: 'This route does not accept that kind of token' });
   const now = deps.clock.now();
-  for (const c of list) {
-    if (c.hawk && !/^[0-9a-f]{64}$/.test(c.id)) throw appError('INVALID_TOKEN', { detail: 'Unknown token' });
-    const found = c.strategy.find(c.id, now);
-    const credentials = found instanceof Promise ? await found : found;
-    if (!credentials) continue;
-    if (c.hawk) {
-      await verifyHawk(c.hawk, c.strategy.authKey!(credentials), {
-        method: request.method,
-        url: request.url,
-        contentType: request.headers['content-type'],
-        rawBody: request.rawBody,
-      }, deps.hawk, deps.nonces, now);
-    }
-    // Single-use tokens are spent now, before the handler runs: a failing request still uses them up.
-    if (c.strategy.consume && !(await c.strategy.consume(c.id))) {
-      throw appError('INVALID_TOKEN', { detail: 'Token already used' });
-    }
+
+  const accept = (c: Candidate, credentials: unknown): void => {
     const problem = c.strategy.check?.(credentials);
     if (problem) throw problem;
     request.auth = { strategy: c.name, credentials, tokenId: c.id };
-    return;
-  }
-  throw appError('INVALID_TOKEN', { detail: 'Unknown or expired token' });
+  };
+  const spend = (c: Candidate, credentials: unknown): void | Promise<void> => {
+    // Single-use tokens are spent now, before the handler runs: a failing request still uses them up.
+    if (!c.strategy.consume) return accept(c, credentials);
+    return c.strategy.consume(c.id).then((ok) => {
+      if (!ok) throw appError('INVALID_TOKEN', { detail: 'Token already used' });
+      accept(c, credentials);
+    });
+  };
+  const proceed = (i: number, credentials: unknown): void | Promise<void> => {
+    const c = list[i]!;
+    if (!credentials) return attempt(i + 1);
+    if (!c.hawk) return spend(c, credentials);
+    const verified = verifyHawk(c.hawk, c.strategy.authKey!(credentials), {
+      method: request.method,
+      url: request.url,
+      contentType: request.headers['content-type'],
+      rawBody: request.rawBody,
+    }, deps.hawk, deps.nonces, now);
+    return verified instanceof Promise ? verified.then(() => spend(c, credentials)) : spend(c, credentials);
+  };
+  const attempt = (i: number): void | Promise<void> => {
+    const c = list[i];
+    if (!c) throw appError('INVALID_TOKEN', { detail: 'Unknown or expired token' });
+    if (c.hawk && !/^[0-9a-f]{64}$/.test(c.id)) throw appError('INVALID_TOKEN', { detail: 'Unknown token' });
+    const found = c.strategy.find(c.id, now);
+    return found instanceof Promise ? found.then((credentials) => proceed(i, credentials)) : proceed(i, found);
+  };
+  return attempt(0);
 }
 
 export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
@@ -145,9 +163,18 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     }
     route.schema = { ...route.schema, security: securityRequirements(auth, deps.strategies) } as typeof route.schema;
   });
-  app.addHook('preValidation', async (request) => {
+  // Callback style: most requests authenticate synchronously and need no promise at all.
+  app.addHook('preValidation', (request, _reply, done) => {
     const auth = normaliseAuth(request.routeOptions.config.auth);
-    if (auth) await authenticate(request, auth, deps);
+    if (!auth) return done();
+    let result: void | Promise<void>;
+    try {
+      result = authenticate(request, auth, deps);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (result instanceof Promise) result.then(() => done(), (err: Error) => done(err));
+    else done();
   });
 }
 

@@ -39,11 +39,11 @@ export function installErrorHandling(app: FastifyInstance, deps: ErrorDeps): voi
     const known = toAppError(err);
     if (known) {
       // Shedding load (503) is routine and can come in floods: not an error worth a log line each.
-      if (known.status >= 500 && known.status !== 503) request.log.error({ err: known, errno: known.errno }, 'request failed');
+      if (known.status >= 500 && known.status !== 503) request.log.error({ reqId: request.id, err: known, errno: known.errno }, 'request failed');
       return sendAppError(reply, known, deps);
     }
     // Unexpected: full detail goes to the log under the request id; the body carries only the id.
-    request.log.error({ err }, 'unexpected error');
+    request.log.error({ reqId: request.id, err }, 'unexpected error');
     return sendAppError(reply, appError('UNEXPECTED_ERROR', { requestId: String(request.id) }), deps);
   });
   app.setNotFoundHandler((request, reply) => {

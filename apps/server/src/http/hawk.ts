@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { hawkNormalizedString, parseHawkHeader, type HawkArtifacts } from '@tessera/protocol';
 import { appError } from '@tessera/errors';
 
@@ -34,7 +34,9 @@ export interface NonceStore {
  * ring is full, so every add is O(1) however full the cache is.
  */
 export class NonceCache implements NonceStore {
+  /** key → expiry in ms after `base`: small integers, so the map stores no boxed numbers. */
   private readonly seen = new Map<string, number>();
+  private readonly base = Date.now();
   private readonly keys: (string | undefined)[];
   private readonly expiries: Float64Array;
   private head = 0;
@@ -45,7 +47,9 @@ export class NonceCache implements NonceStore {
     this.expiries = new Float64Array(max);
   }
 
-  add(key: string, expiresAt: number, now: number): boolean {
+  add(key: string, expiresAtMs: number, nowMs: number): boolean {
+    const expiresAt = expiresAtMs - this.base;
+    const now = nowMs - this.base;
     const prior = this.seen.get(key);
     if (prior !== undefined && prior > now) return false;
     // Drop expired entries from the oldest end, then make room if the ring is full.
@@ -77,31 +81,51 @@ export interface ParsedHawk {
   attrs: Record<string, string>;
 }
 
+const REQUIRED = ['id', 'ts', 'nonce', 'mac'] as const;
+
 export function parseHawk(header: string): ParsedHawk {
   const attrs = parseHawkHeader(header);
   if (!attrs) throw appError('INVALID_TOKEN', { detail: 'Malformed Hawk header' });
-  for (const key of ['id', 'ts', 'nonce', 'mac'] as const) {
+  for (const key of REQUIRED) {
     if (!attrs[key]) throw appError('INVALID_TOKEN', { detail: `Hawk header lacks ${key}` });
   }
   if (!/^\d{1,13}$/.test(attrs.ts!)) throw appError('INVALID_REQUEST_SIGNATURE', { detail: 'Hawk ts must be a number of seconds' });
   return { id: attrs.id!.toLowerCase(), attrs };
 }
 
-function safeEqualBase64(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+// HMAC keys as KeyObjects, reused while a token keeps signing (importing a raw key on every
+// request shows in profiles). Bounded; the oldest go first.
+const keyObjects = new Map<string, KeyObject>();
+function macKey(authKeyHex: string): KeyObject {
+  let key = keyObjects.get(authKeyHex);
+  if (!key) {
+    key = createSecretKey(Buffer.from(authKeyHex, 'hex'));
+    if (keyObjects.size >= 10_000) keyObjects.delete(keyObjects.keys().next().value!);
+    keyObjects.set(authKeyHex, key);
+  }
+  return key;
 }
 
-/** Verifies a parsed Hawk header against the token's authKey (hex). Throws the catalogue error. */
-export async function verifyHawk(
+/** Compares two MACs (base64 text) in time that depends only on their length, without allocating. */
+function safeEqualBase64(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/**
+ * Verifies a parsed Hawk header against the token's authKey (hex). Throws the catalogue error.
+ * Synchronous unless the nonce store answers with a promise (Redis): it runs on every Hawk request.
+ */
+export function verifyHawk(
   parsed: ParsedHawk,
   authKeyHex: string,
   req: HawkRequestParts,
   config: HawkConfig,
   nonces: NonceStore,
   nowMs: number,
-): Promise<void> {
+): void | Promise<void> {
   const { attrs } = parsed;
   const artifacts: HawkArtifacts = {
     method: req.method,
@@ -114,7 +138,7 @@ export async function verifyHawk(
     ...(attrs.ext !== undefined ? { ext: attrs.ext } : {}),
     ...(attrs.app !== undefined ? { app: attrs.app, dlg: attrs.dlg ?? '' } : {}),
   };
-  const mac = createHmac('sha256', Buffer.from(authKeyHex, 'hex')).update(hawkNormalizedString(artifacts)).digest('base64');
+  const mac = createHmac('sha256', macKey(authKeyHex)).update(hawkNormalizedString(artifacts)).digest('base64');
   if (!safeEqualBase64(mac, attrs.mac!)) throw appError('INVALID_REQUEST_SIGNATURE', { detail: 'Bad mac' });
 
   if (attrs.hash !== undefined) {
@@ -128,7 +152,12 @@ export async function verifyHawk(
     throw appError('INVALID_TIMESTAMP', { serverTime: nowSec });
   }
   const windowMs = config.skewSeconds * 2000;
-  if (!(await nonces.add(`${parsed.id}:${attrs.nonce}`, nowMs + windowMs, nowMs))) {
-    throw appError('INVALID_NONCE');
+  // 16 hex of the token id (64 bits) tell tokens apart well enough to key their nonces.
+  const added = nonces.add(`${parsed.id.slice(0, 16)}${attrs.nonce}`, nowMs + windowMs, nowMs);
+  if (added instanceof Promise) {
+    return added.then((fresh) => {
+      if (!fresh) throw appError('INVALID_NONCE');
+    });
   }
+  if (!added) throw appError('INVALID_NONCE');
 }

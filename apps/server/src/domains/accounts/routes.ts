@@ -56,7 +56,7 @@ export interface AccountRoutesDeps {
 
 export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async (app, { accounts, setup }) => {
   app.post('/account/create', {
-    config: { auth: 'none' },
+    config: { auth: 'none', stretches: true },
     schema: {
       tags: [TAG], summary: 'Create an account',
       description: 'Creates an account, its first (unconfirmed) session and, with `?keys=true`, key fetch tokens. Sends the confirmation email: a link by default, a 6-digit code with `verificationMethod: email-otp`. The version-2 fields (authPWVersion2, wrapKb, wrapKbVersion2, clientSalt) go together.',
@@ -76,7 +76,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   }, async (req) => accounts.create({ ...req.body, service: req.body.service ?? req.query.service, keys: req.query.keys === true }, contextOf(req)));
 
   app.post('/account/login', {
-    config: { auth: 'none' },
+    config: { auth: 'none', stretches: true },
     schema: {
       tags: [TAG], summary: 'Sign in',
       description: 'Checks authPW and creates a session. The session starts unconfirmed unless the sign-in needs no confirmation; the confirmation email goes out as a link or, with `verificationMethod` email-otp / email-2fa, as a 6-digit code. A v2 authPW returns `keyFetchTokenVersion2`.',
@@ -153,7 +153,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   }, async (req) => accounts.credentialsStatus(req.body.email));
 
   app.post('/account/destroy', {
-    config: { auth: 'sessionTokenVerified' },
+    config: { auth: 'sessionTokenVerified', stretches: true },
     schema: {
       tags: [TAG], summary: 'Delete the account',
       description: 'Deletes the account and everything attached to it, after checking the password again. Needs a confirmed session.',
@@ -221,7 +221,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   }, async (req) => setup.stub(req.body, contextOf(req)));
 
   app.post('/account/set_password', {
-    config: { auth: 'oauthToken' },
+    config: { auth: 'oauthToken', stretches: true },
     schema: {
       tags: [TAG], summary: 'Set the first password of a stub account',
       description: 'With the stub\'s OAuth access token. Creates a session; `?sendVerifyEmail=true` (default) emails a 6-digit code to confirm the address.',
@@ -235,7 +235,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   });
 
   app.post('/account/finish_setup', {
-    config: { auth: 'none' },
+    config: { auth: 'none', stretches: true },
     schema: {
       tags: [TAG], summary: 'Set the first password with an emailed setup token',
       description: 'The setup token (a JWT from `/account/stub`) proves the address, so the account is confirmed and the new session is confirmed too.',

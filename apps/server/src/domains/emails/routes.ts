@@ -46,7 +46,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
     },
   }, async (req) => {
     await confirmations.verifyLinkCode(req.body.uid.toLowerCase(), req.body.code.toLowerCase(), (err) =>
-      req.log.warn({ reason: (err as Error).message }, 'sign-in notice not sent'));
+      req.log.warn({ reqId: req.id, reason: (err as Error).message }, 'sign-in notice not sent'));
     return {};
   });
 

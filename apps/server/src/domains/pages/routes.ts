@@ -47,7 +47,7 @@ export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmati
     }
     try {
       const { signup } = await confirmations.verifyLinkCode(b.uid.toLowerCase(), b.code.toLowerCase(), (err) =>
-        req.log.warn({ reason: (err as Error).message }, 'sign-in notice not sent'));
+        req.log.warn({ reqId: req.id, reason: (err as Error).message }, 'sign-in notice not sent'));
       const next = safeRedirect(b.redirectTo, allowedOrigins);
       if (next) return reply.code(303).header('location', next).send();
       return sendPage(reply, {

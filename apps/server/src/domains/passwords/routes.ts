@@ -23,7 +23,7 @@ const forgotQuery = Type.Object({ service: Type.Optional(service), keys: Type.Op
 
 export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsService }> = async (app, { passwords }) => {
   app.post('/password/change/start', {
-    config: { auth: 'sessionTokenVerified' },
+    config: { auth: 'sessionTokenVerified', stretches: true },
     schema: {
       tags: [TAG], summary: 'Start a password change',
       description: 'Proves the old password (its authPW, stretched with the original sign-up email or the v2 salt). Returns a single-use passwordChangeToken and a key fetch token for the current keys: `keyFetchToken` for a v1 authPW, `keyFetchToken2` for a v2 one. Needs a confirmed session.',
@@ -35,7 +35,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
   }, async (req) => passwords.changeStart(credentialsOf<SessionWithAccount>(req), req.body.email, req.body.oldAuthPW));
 
   app.post('/password/change/finish', {
-    config: { auth: 'passwordChangeToken' },
+    config: { auth: 'passwordChangeToken', stretches: true },
     schema: {
       tags: [TAG], summary: 'Finish a password change',
       description: 'Sets the new password; `wrapKb` is kB re-wrapped with the new unwrapBKey, so kB is unchanged. Ends every session and token of the account and, given `sessionToken` (the caller\'s session id), returns a new session in that session\'s state. Adding the version-2 fields to an unchanged v1 password is an upgrade and ends nothing.',
@@ -118,7 +118,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
   }, async (req) => passwords.forgotVerifyOtp(req.body.email, req.body.code));
 
   app.post('/account/reset', {
-    config: { auth: 'accountResetToken' },
+    config: { auth: 'accountResetToken', stretches: true },
     schema: {
       tags: [TAG], summary: 'Reset the password',
       description: 'Sets a new password with the accountResetToken (spent even when the request fails). Without a recovery key kB is replaced: v1 gets a random one; a v2 client sends wrapKb, wrapKbVersion2 and clientSalt for the kB it chose. Ends every session and token. `sessionToken: true` returns a new confirmed session; `?keys=true` needs it.',
@@ -138,7 +138,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
   }, async (req) => passwords.reset(credentialsOf<AccountResetToken>(req).uid, { ...req.body, keys: req.query.keys === true }, contextOf(req)));
 
   app.post('/password/create', {
-    config: { auth: 'sessionTokenVerified' },
+    config: { auth: 'sessionTokenVerified', stretches: true },
     schema: {
       tags: [TAG], summary: 'Set a password on an account without one',
       description: 'For accounts created without a password (e.g. through a linked account). 206 when the account has one.',

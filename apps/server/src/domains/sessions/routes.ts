@@ -62,7 +62,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesDeps> = async
   }, async (req) => sessions.duplicate(credentialsOf<SessionWithAccount>(req), contextOf(req)));
 
   app.post('/session/reauth', {
-    config: { auth: 'sessionToken' },
+    config: { auth: 'sessionToken', stretches: true },
     schema: {
       tags: [TAG], summary: 'Prove the password again on this session',
       description: 'Updates the session\'s authAt; `?keys=true` returns a key fetch token for it.',
@@ -97,7 +97,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesDeps> = async
     },
   }, async (req) => {
     await confirmations.confirmSession(credentialsOf<SessionWithAccount>(req), req.body.code, (err) =>
-      req.log.warn({ reason: (err as Error).message }, 'sign-in notice not sent'));
+      req.log.warn({ reqId: req.id, reason: (err as Error).message }, 'sign-in notice not sent'));
     return {};
   });
 

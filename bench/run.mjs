@@ -32,7 +32,10 @@ const SUITES = {
     description: 'Tessera server under autocannon: bare node:http ceiling, Hawk and Bearer GET /v1/session/status, login flood vs raw scrypt, event-loop lag, RSS (bench/server.mjs)',
     run: async (args) => (await import('./server.mjs')).runServerBench(args),
   },
-  // e.g. portal: { description: '…', run: script('portal/run.mjs') },
+  portal: {
+    description: 'The built developer portal in Chromium: JS+CSS bytes, requests, FCP/LCP of landing, a doc page and /api; cold build time and memory (bench/portal/run.mjs)',
+    run: script('portal/run.mjs'),
+  },
 };
 
 function parse(argv) {

@@ -28,51 +28,85 @@ export interface NonceStore {
   add(key: string, expiresAt: number, now: number): boolean | Promise<boolean>;
 }
 
+/** Two independent 32-bit FNV-1a hashes of a string: a 64-bit fingerprint (never 0/0). */
+function fingerprint(key: string): [number, number] {
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+  }
+  return [a >>> 0 || 1, b >>> 0];
+}
+
+/** An open-addressing set of 64-bit fingerprints in one typed array: no objects, no GC work. */
+class FingerprintSet {
+  readonly slots: Uint32Array;
+  size = 0;
+  constructor(readonly capacity: number) {
+    // Twice the capacity keeps the load factor at most 1/2, so probes stay short.
+    this.slots = new Uint32Array(capacity * 4);
+  }
+  private find(hi: number, lo: number): number {
+    const n = this.slots.length / 2;
+    for (let i = ((hi ^ lo) >>> 0) % n; ; i = (i + 1) % n) {
+      const h = this.slots[i * 2]!;
+      if (h === 0 || (h === hi && this.slots[i * 2 + 1] === lo)) return i;
+    }
+  }
+  has(hi: number, lo: number): boolean {
+    return this.slots[this.find(hi, lo) * 2] !== 0;
+  }
+  /** Adds; false when already present. */
+  add(hi: number, lo: number): boolean {
+    const i = this.find(hi, lo);
+    if (this.slots[i * 2] !== 0) return false;
+    this.slots[i * 2] = hi;
+    this.slots[i * 2 + 1] = lo;
+    this.size++;
+    return true;
+  }
+  clear(): void {
+    this.slots.fill(0);
+    this.size = 0;
+  }
+}
+
 /**
- * Remembers nonces per token for the length of the timestamp window. Bounded: a ring of insertion
- * order beside the lookup map; entries leave from the oldest end when they expire or when the
- * ring is full, so every add is O(1) however full the cache is.
+ * Remembers nonces per token for the length of the timestamp window, in two generations of
+ * fingerprint sets: a nonce is remembered for at least one window (the older generation is dropped
+ * only when the newer one is a window old) and at most two. Bounded at `max` nonces: when the newer
+ * generation fills early it rotates early, forgetting the oldest. Typed arrays only, so a busy
+ * server keeps no per-request garbage alive.
  */
 export class NonceCache implements NonceStore {
-  /** key → expiry in ms after `base`: small integers, so the map stores no boxed numbers. */
-  private readonly seen = new Map<string, number>();
-  private readonly base = Date.now();
-  private readonly keys: (string | undefined)[];
-  private readonly expiries: Float64Array;
-  private head = 0;
-  private count = 0;
+  private current: FingerprintSet;
+  private previous: FingerprintSet;
+  private startedAt = -Infinity;
 
-  constructor(private readonly max: number) {
-    this.keys = new Array(max);
-    this.expiries = new Float64Array(max);
+  constructor(max: number) {
+    const half = Math.max(1, Math.ceil(max / 2));
+    this.current = new FingerprintSet(half);
+    this.previous = new FingerprintSet(half);
   }
 
-  add(key: string, expiresAtMs: number, nowMs: number): boolean {
-    const expiresAt = expiresAtMs - this.base;
-    const now = nowMs - this.base;
-    const prior = this.seen.get(key);
-    if (prior !== undefined && prior > now) return false;
-    // Drop expired entries from the oldest end, then make room if the ring is full.
-    while (this.count > 0) {
-      const exp = this.expiries[this.head]!;
-      if (exp > now && this.count < this.max) break;
-      const oldest = this.keys[this.head]!;
-      // The map may hold a newer entry for the same key (re-added after expiry): keep that one.
-      if (this.seen.get(oldest) === exp) this.seen.delete(oldest);
-      this.keys[this.head] = undefined;
-      this.head = (this.head + 1) % this.max;
-      this.count--;
+  add(key: string, expiresAt: number, now: number): boolean {
+    const window = expiresAt - now;
+    if (now - this.startedAt >= window || this.current.size >= this.current.capacity) {
+      const dropped = this.previous;
+      this.previous = this.current;
+      dropped.clear();
+      this.current = dropped;
+      this.startedAt = now;
     }
-    this.seen.set(key, expiresAt);
-    const tail = (this.head + this.count) % this.max;
-    this.keys[tail] = key;
-    this.expiries[tail] = expiresAt;
-    this.count++;
-    return true;
+    const [hi, lo] = fingerprint(key);
+    if (this.previous.has(hi, lo)) return false;
+    return this.current.add(hi, lo);
   }
 
   get size(): number {
-    return this.seen.size;
+    return this.current.size + this.previous.size;
   }
 }
 

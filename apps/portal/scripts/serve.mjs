@@ -6,25 +6,14 @@
 //   anything else under the base → build/404.html with status 404
 // and compresses text responses with gzip, as a production server would.
 import { createServer } from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
-import { extname, join, normalize, resolve, dirname } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { stat } from 'node:fs/promises';
+import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+// The same URL-to-file mapping and headers as the Tessera server (apps/server/src/http/static-site.ts,
+// built by `npx tsc -b`), so the browser suite and the bench see what `npm start` serves.
+import { resolveSiteFile as resolveFile, siteResponse } from '@tessera/server/static-site';
 
 const BASE = '/ecosystem-platform/';
-const TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.txt': 'text/plain; charset=utf-8',
-  '.xml': 'application/xml',
-  '.woff2': 'font/woff2',
-};
-const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.json', '.svg', '.txt', '.xml']);
 
 async function isFile(path) {
   try {
@@ -32,19 +21,6 @@ async function isFile(path) {
   } catch {
     return false;
   }
-}
-
-/** The build file for a request path under BASE (without the base), or null. */
-export async function resolveFile(root, rel) {
-  const clean = normalize(`/${decodeURIComponent(rel)}`).replace(/^\/+/, '');
-  if (clean.split('/').includes('..')) return null;
-  const candidates = clean === '' || clean.endsWith('/')
-    ? [join(root, clean, 'index.html'), join(root, `${clean.replace(/\/$/, '')}.html`)]
-    : [join(root, `${clean}.html`), join(root, clean), join(root, clean, 'index.html')];
-  for (const c of candidates) {
-    if (c.startsWith(root) && (await isFile(c))) return c;
-  }
-  return null;
 }
 
 export function startServer({ root, port = 0, host = '127.0.0.1', compress = true } = {}) {
@@ -64,21 +40,8 @@ export function startServer({ root, port = 0, host = '127.0.0.1', compress = tru
         file = join(buildDir, '404.html');
         status = 404;
       }
-      const ext = extname(file);
-      const gzip = compress && COMPRESSIBLE.has(ext) && /\bgzip\b/.test(req.headers['accept-encoding'] || '');
-      const key = `${file}|${gzip}`;
-      let body = cache.get(key);
-      if (!body) {
-        body = await readFile(file);
-        if (gzip) body = gzipSync(body, { level: 9 });
-        cache.set(key, body);
-      }
-      res.writeHead(status, {
-        'Content-Type': TYPES[ext] || 'application/octet-stream',
-        'Content-Length': body.length,
-        'Cache-Control': url.pathname.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
-        ...(gzip ? { 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding' } : {}),
-      });
+      const { body, headers } = await siteResponse(file, compress ? req.headers['accept-encoding'] : undefined, cache);
+      res.writeHead(status, { ...headers, 'content-length': body.length });
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch (error) {
       res.writeHead(500, { 'Content-Type': 'text/plain' });

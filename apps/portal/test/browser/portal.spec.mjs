@@ -278,13 +278,13 @@ test('route changes scroll to the top, or to the hash target', async ({ page }) 
   await page.goto(at('explanation/onepw-protocol'));
   await page.mouse.wheel(0, 4000);
   await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(500);
-  await page.locator('article').getByRole('link', { name: 'tokens reference' }).click();
+  await page.locator('article').getByRole('link', { name: 'tokens reference' }).first().click();
   await expect(page.locator('article h1')).toHaveText('Tokens');
   await expect.poll(() => page.evaluate(() => window.scrollY)).toBe(0);
   await page.goto(at('explanation/onepw-protocol'));
-  await page.locator('article').getByRole('link', { name: 'account recovery key' }).click();
-  await expect(page).toHaveURL(/#account-recovery-keys$/);
-  await expect.poll(async () => (await page.locator('#account-recovery-keys').boundingBox()).y).toBeLessThan(150);
+  await page.locator('.table-of-contents').getByRole('link', { name: 'Password flows' }).click();
+  await expect(page).toHaveURL(/#password-flows$/);
+  await expect.poll(async () => (await page.locator('#password-flows').boundingBox()).y).toBeLessThan(150);
 });
 
 test('.html and /index.html paths are normalised to the page', async ({ page }) => {

@@ -1,6 +1,6 @@
 // The /search page for both backends: the offline index by default, Algolia when it was configured
 // at build time. Unlike a page that waits forever, a backend that cannot be reached is reported.
-import React, { useEffect, useState } from 'react';
+import React from 'react';
 import Layout from '@theme/Layout';
 import Heading from '@theme/Heading';
 import Link from '@docusaurus/Link';
@@ -8,30 +8,14 @@ import useBaseUrl from '@docusaurus/useBaseUrl';
 import { usePluginData } from '@docusaurus/useGlobalData';
 import { useSearchQueryString } from '@docusaurus/theme-common';
 import { searchAlgolia, searchLocal } from '@site/src/plugins/search/client/search.js';
+import { useSearch } from '@site/src/plugins/search/client/useSearch.js';
 import styles from './styles.module.css';
 
 export default function SearchPage() {
   const { algolia, indexFile } = usePluginData('tessera-search');
   const indexUrl = useBaseUrl(`/${indexFile}`);
   const [query, setQuery] = useSearchQueryString();
-  const [state, setState] = useState({ status: 'idle', results: [] });
-
-  useEffect(() => {
-    let live = true;
-    if (!query.trim()) {
-      setState({ status: 'idle', results: [] });
-      return undefined;
-    }
-    setState((s) => ({ ...s, status: 'loading' }));
-    const run = algolia ? searchAlgolia(algolia, query, 30) : searchLocal(indexUrl, query, 50);
-    run.then(
-      (results) => live && setState({ status: 'done', results }),
-      () => live && setState({ status: 'error', results: [] }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [query, algolia, indexUrl]);
+  const state = useSearch(query, (q) => (algolia ? searchAlgolia(algolia, q, 30) : searchLocal(indexUrl, q, 50)), [algolia, indexUrl]);
 
   const title = query ? `Search results for "${query}"` : 'Search the documentation';
   return (

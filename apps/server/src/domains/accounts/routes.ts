@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { appError } from '@tessera/errors';
 import { contextOf } from '../../http/context.js';
@@ -12,7 +12,7 @@ import {
 import type { AccessToken } from '../oauth/store.js';
 import type { SessionWithAccount } from '../sessions/store.js';
 import type { KeyFetchToken } from '../tokens/store.js';
-import type { AccountsService } from './service.js';
+import type { AccountsService, LoginInput } from './service.js';
 import type { AccountSetupService } from './setup.js';
 
 const TAG = 'Account';
@@ -43,6 +43,18 @@ export const LoginQuery = Type.Object({
   service: Type.Optional(service),
   verificationMethod: Type.Optional(verificationMethod),
 });
+
+/** The sign-in input of /account/login and /session/reauth: body fields, with query fallbacks. */
+export function loginInput(
+  body: Static<typeof LoginBody>, query: Static<typeof LoginQuery>,
+): LoginInput {
+  return {
+    ...body,
+    service: body.service ?? query.service,
+    verificationMethod: body.verificationMethod ?? query.verificationMethod,
+    keys: query.keys === true,
+  };
+}
 
 const KeyTokens = {
   keyFetchToken: Type.Optional(hex64),
@@ -87,12 +99,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
         authAt: Type.Integer(), metricsEnabled: Type.Boolean(),
       }), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'LOGIN_WITH_SECONDARY_EMAIL', 'LOGIN_WITH_INVALID_EMAIL', 'UNABLE_TO_LOGIN_NO_PASSWORD_SET', 'TOTP_REQUIRED', 'FAILED_TO_SEND_EMAIL', 'SERVER_BUSY']),
     },
-  }, async (req) => accounts.login({
-    ...req.body,
-    service: req.body.service ?? req.query.service,
-    verificationMethod: req.body.verificationMethod ?? req.query.verificationMethod,
-    keys: req.query.keys === true,
-  }, contextOf(req)));
+  }, async (req) => accounts.login(loginInput(req.body, req.query), contextOf(req)));
 
   app.get('/account/keys', {
     config: { auth: 'keyFetchToken' },

@@ -4,7 +4,7 @@ import { contextOf } from '../../http/context.js';
 import { credentialsOf } from '../../http/auth.js';
 import { responses } from '../../http/responses.js';
 import { body, hex, metricsContext, service, sessionTokenId, SigninState, uid } from '../../http/schemas.js';
-import { LoginBody, LoginQuery } from '../accounts/routes.js';
+import { LoginBody, LoginQuery, loginInput } from '../accounts/routes.js';
 import type { AccountsService } from '../accounts/service.js';
 import type { Confirmations } from '../emails/service.js';
 import type { SessionsService } from './service.js';
@@ -73,12 +73,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesDeps> = async
         authAt: Type.Integer(), metricsEnabled: Type.Boolean(),
       }), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'SERVER_BUSY', 'FAILED_TO_SEND_EMAIL'], { auth: true }),
     },
-  }, async (req) => accounts.reauth(credentialsOf<SessionWithAccount>(req), {
-    ...req.body,
-    service: req.body.service ?? req.query.service,
-    verificationMethod: req.body.verificationMethod ?? req.query.verificationMethod,
-    keys: req.query.keys === true,
-  }));
+  }, async (req) => accounts.reauth(credentialsOf<SessionWithAccount>(req), loginInput(req.body, req.query)));
 
   app.post('/session/verify_code', {
     config: { auth: 'sessionToken' },

@@ -4,6 +4,7 @@ import { useHistory } from '@docusaurus/router';
 import useBaseUrl from '@docusaurus/useBaseUrl';
 import { usePluginData } from '@docusaurus/useGlobalData';
 import { searchLocal } from '../../client/search.js';
+import { useSearch } from '../../client/useSearch.js';
 import styles from './styles.module.css';
 
 export default function SearchModal({ onClose, initialQuery = '' }) {
@@ -12,7 +13,6 @@ export default function SearchModal({ onClose, initialQuery = '' }) {
   const searchPage = useBaseUrl('/search');
   const history = useHistory();
   const [query, setQuery] = useState(initialQuery);
-  const [state, setState] = useState({ status: 'idle', results: [] });
   const [active, setActive] = useState(0);
   const input = useRef(null);
   const previousFocus = useRef(typeof document !== 'undefined' ? document.activeElement : null);
@@ -27,21 +27,9 @@ export default function SearchModal({ onClose, initialQuery = '' }) {
     };
   }, []);
 
-  useEffect(() => {
-    let live = true;
-    if (!query.trim()) {
-      setState({ status: 'idle', results: [] });
-      return undefined;
-    }
-    setState((s) => ({ ...s, status: 'loading' }));
-    searchLocal(indexUrl, query, 10).then(
-      (results) => live && (setState({ status: 'done', results }), setActive(0)),
-      () => live && setState({ status: 'error', results: [] }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [query, indexUrl]);
+  const state = useSearch(query, (q) => searchLocal(indexUrl, q, 10), [indexUrl]);
+  // A new answer starts at its first result.
+  useEffect(() => setActive(0), [state.results]);
 
   function go(url) {
     onClose();

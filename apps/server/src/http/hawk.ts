@@ -1,5 +1,5 @@
 import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
-import { hawkNormalizedString, parseHawkHeader, type HawkArtifacts } from '@tessera/protocol';
+import { constantTimeStringEqual, hawkNormalizedString, parseHawkHeader, type HawkArtifacts } from '@tessera/protocol';
 import { appError } from '@tessera/errors';
 
 // Full Hawk verification (protocol.md §2.2; Tessera verifies what FxA's current server skips):
@@ -140,13 +140,6 @@ function macKey(authKeyHex: string): KeyObject {
   return key;
 }
 
-/** Compares two MACs (base64 text) in time that depends only on their length, without allocating. */
-function safeEqualBase64(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
 
 /**
  * Verifies a parsed Hawk header against the token's authKey (hex). Throws the catalogue error.
@@ -173,12 +166,12 @@ export function verifyHawk(
     ...(attrs.app !== undefined ? { app: attrs.app, dlg: attrs.dlg ?? '' } : {}),
   };
   const mac = createHmac('sha256', macKey(authKeyHex)).update(hawkNormalizedString(artifacts)).digest('base64');
-  if (!safeEqualBase64(mac, attrs.mac!)) throw appError('INVALID_REQUEST_SIGNATURE', { detail: 'Bad mac' });
+  if (!constantTimeStringEqual(mac, attrs.mac!)) throw appError('INVALID_REQUEST_SIGNATURE', { detail: 'Bad mac' });
 
   if (attrs.hash !== undefined) {
     const type = (req.contentType ?? '').split(';')[0]!.trim().toLowerCase();
     const hash = createHash('sha256').update(`hawk.1.payload\n${type}\n`).update(req.rawBody ?? '').update('\n').digest('base64');
-    if (!safeEqualBase64(hash, attrs.hash)) throw appError('INVALID_REQUEST_SIGNATURE', { detail: 'Payload hash does not match the body' });
+    if (!constantTimeStringEqual(hash, attrs.hash)) throw appError('INVALID_REQUEST_SIGNATURE', { detail: 'Payload hash does not match the body' });
   }
 
   const nowSec = Math.floor(nowMs / 1000);

@@ -1,4 +1,4 @@
-import { deriveVerifier, fromHex, isV2ClientSalt, randomHex, toHex, xor } from '@tessera/protocol';
+import { constantTimeStringEqual, deriveVerifier, fromHex, isV2ClientSalt, randomHex, toHex, xor } from '@tessera/protocol';
 import { appError } from '@tessera/errors';
 import type { ScryptPool } from '../../crypto/scrypt-pool.js';
 import type { Account, PasswordFields } from './store.js';
@@ -17,13 +17,6 @@ export async function computeVerifier(scrypt: ScryptPool, authPW: string, authSa
   return deriveVerifier(big);
 }
 
-function hexEqual(a: string, b: string): boolean {
-  const x = fromHex(a);
-  const y = fromHex(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.min(x.length, y.length); i++) diff |= x[i]! ^ y[i]!;
-  return diff === 0;
-}
 
 /**
  * Which of the account's verifiers this authPW matches. One scrypt serves both: v1 and v2 share
@@ -32,8 +25,8 @@ function hexEqual(a: string, b: string): boolean {
 export async function matchPassword(scrypt: ScryptPool, account: Account, authPW: string): Promise<{ version: 1 | 2; wrapKb: string } | null> {
   const v = await computeVerifier(scrypt, authPW, account.authSalt);
   // Compare against both columns every time so the answer takes the same work either way.
-  const v1 = hexEqual(v.verifyHash, account.verifyHash);
-  const v2 = account.verifyHashV2 !== null && hexEqual(v.verifyHash, account.verifyHashV2);
+  const v1 = constantTimeStringEqual(v.verifyHash, account.verifyHash);
+  const v2 = account.verifyHashV2 !== null && constantTimeStringEqual(v.verifyHash, account.verifyHashV2);
   if (v2 && account.wrapWrapKbV2) return { version: 2, wrapKb: toHex(xor(fromHex(account.wrapWrapKbV2), v.wrapwrapKey)) };
   if (v1) return { version: 1, wrapKb: toHex(xor(fromHex(account.wrapWrapKb), v.wrapwrapKey)) };
   return null;

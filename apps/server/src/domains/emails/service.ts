@@ -1,4 +1,5 @@
 import { appError } from '@tessera/errors';
+import { constantTimeStringEqual } from '@tessera/protocol';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
@@ -137,7 +138,7 @@ export class Confirmations {
     const account = await findAccount(db, uid);
     if (!account) throw appError('ACCOUNT_UNKNOWN');
     const now = clock.now();
-    const isEmailCode = constantTimeHexEqual(code, account.emailCode);
+    const isEmailCode = constantTimeStringEqual(code, account.emailCode);
     const waiting = isEmailCode ? [] : await listSessionsAwaiting(db, uid, code);
     let confirmed = 0;
     await db.transaction().execute(async (trx) => {
@@ -151,9 +152,3 @@ export class Confirmations {
   }
 }
 
-function constantTimeHexEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}

@@ -4,24 +4,32 @@ import { securitySchemes } from './auth.js';
 
 export const API_VERSION = '1.0.0';
 
-/** `POST /v1/account/create` → `postAccountCreate`: stable names the portal and SDK can link to. */
-export function operationIdOf(method: string, url: string): string {
+/**
+ * `POST /v1/account/create` → `accountCreate`: the name of the SDK method and of the portal's anchor.
+ * Two methods on one path (GET and POST /account/status) must name one of them in the schema.
+ */
+export function operationIdOf(url: string): string {
   const words = url.replace(/^\/v1\//, '/').split(/[^a-zA-Z0-9]+/).filter(Boolean);
-  return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  return words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('');
 }
 
 /** The OpenAPI 3.1 description, generated from the route schemas as routes register. */
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   // Each operation gets an operationId and `x-errors`: every catalogue error its responses declare.
+  const seen = new Map<string, string>();
   app.addHook('onRoute', (route) => {
-    if (route.schema?.hide || Array.isArray(route.method)) return;
+    if (route.schema?.hide || Array.isArray(route.method) || route.method === 'HEAD') return;
+    const operationId = (route.schema as { operationId?: string } | undefined)?.operationId ?? operationIdOf(route.url);
+    const other = seen.get(operationId);
+    if (other) throw new Error(`operationId ${operationId} of ${route.method} ${route.url} is taken by ${other}: name one of them in its schema`);
+    seen.set(operationId, `${route.method} ${route.url}`);
     const errors: { status: number; name: string; errno: number }[] = [];
     for (const [status, schema] of Object.entries((route.schema?.response ?? {}) as Record<string, { 'x-errors'?: { name: string; errno: number }[] }>)) {
       for (const e of schema['x-errors'] ?? []) errors.push({ status: Number(status), ...e });
     }
     route.schema = {
       ...route.schema,
-      operationId: operationIdOf(route.method, route.url),
+      operationId,
       ...(errors.length ? { 'x-errors': errors } : {}),
     } as typeof route.schema;
   });

@@ -13,7 +13,7 @@ export interface paths {
          * Create an account
          * @description Creates an account, its first (unconfirmed) session and, with `?keys=true`, key fetch tokens. Sends the confirmation email: a link by default, a 6-digit code with `verificationMethod: email-otp`. The version-2 fields (authPWVersion2, wrapKb, wrapKbVersion2, clientSalt) go together.
          */
-        post: operations["postAccountCreate"];
+        post: operations["accountCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -33,7 +33,7 @@ export interface paths {
          * Sign in
          * @description Checks authPW and creates a session. The session starts unconfirmed unless the sign-in needs no confirmation; the confirmation email goes out as a link or, with `verificationMethod` email-otp / email-2fa, as a 6-digit code. A v2 authPW returns `keyFetchTokenVersion2`.
          */
-        post: operations["postAccountLogin"];
+        post: operations["accountLogin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -51,7 +51,7 @@ export interface paths {
          * Fetch the key bundle
          * @description Returns kA and wrapKb encrypted under the keyFetchToken (192 hex: 64 bytes ciphertext, 32 bytes HMAC) and spends the token. Before the account and the session are confirmed it answers 104 and keeps the token.
          */
-        get: operations["getAccountKeys"];
+        get: operations["accountKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -71,13 +71,13 @@ export interface paths {
          * Does an account exist (by session or uid)
          * @description With a session: that account's status. Without one, `?uid=` says whether the account exists.
          */
-        get: operations["getAccountStatus"];
+        get: operations["accountStatus"];
         put?: never;
         /**
          * Does an account exist (by email)
          * @description Whether the address is the primary address of an account. With `thirdPartyAuthStatus: true` it also says whether the account has a password, a linked account or a passkey.
          */
-        post: operations["postAccountStatus"];
+        post: operations["accountStatusByEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -97,7 +97,7 @@ export interface paths {
          * Which key stretching the account uses
          * @description `currentVersion` is v2 when the account has a clientSalt (then PBKDF2 650,000 rounds over it); `upgradeNeeded` when it has no v2 verifier yet.
          */
-        post: operations["postAccountCredentialsStatus"];
+        post: operations["accountCredentialsStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -117,7 +117,7 @@ export interface paths {
          * Delete the account
          * @description Deletes the account and everything attached to it, after checking the password again. Needs a confirmed session.
          */
-        post: operations["postAccountDestroy"];
+        post: operations["accountDestroy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -132,7 +132,7 @@ export interface paths {
             cookie?: never;
         };
         /** The account, for a settings page */
-        get: operations["getAccount"];
+        get: operations["account"];
         put?: never;
         post?: never;
         delete?: never;
@@ -152,7 +152,7 @@ export interface paths {
          * Profile data
          * @description With a session: every field. With an OAuth access token: the fields its scopes allow (`profile` covers all; `profile:email`, `profile:locale`, `profile:amr`, `profile:account_disabled_at`, `profile:account_locked_at`).
          */
-        get: operations["getAccountProfile"];
+        get: operations["accountProfile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -174,7 +174,7 @@ export interface paths {
          * Create an account without a password
          * @description For relying parties that sign people up by email alone (e.g. a checkout). Returns an OAuth access token for the client (scopes profile:write and …/account/subscriptions) and, with `wantsSetupToken`, a setup token for `/account/finish_setup`.
          */
-        post: operations["postAccountStub"];
+        post: operations["accountStub"];
         delete?: never;
         options?: never;
         head?: never;
@@ -194,7 +194,7 @@ export interface paths {
          * Set the first password of a stub account
          * @description With the stub's OAuth access token. Creates a session; `?sendVerifyEmail=true` (default) emails a 6-digit code to confirm the address.
          */
-        post: operations["postAccountSetPassword"];
+        post: operations["accountSetPassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -214,7 +214,7 @@ export interface paths {
          * Set the first password with an emailed setup token
          * @description The setup token (a JWT from `/account/stub`) proves the address, so the account is confirmed and the new session is confirmed too.
          */
-        post: operations["postAccountFinishSetup"];
+        post: operations["accountFinishSetup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -229,7 +229,7 @@ export interface paths {
             cookie?: never;
         };
         /** Session and account confirmation state */
-        get: operations["getSessionStatus"];
+        get: operations["sessionStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -251,7 +251,7 @@ export interface paths {
          * Sign out a session
          * @description Destroys the calling session, or with `customSessionToken` (a session id) another session of the same account.
          */
-        post: operations["postSessionDestroy"];
+        post: operations["sessionDestroy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -271,7 +271,7 @@ export interface paths {
          * A second session for the same sign-in
          * @description The copy has its own token and the same confirmation state; confirming one by emailed link confirms both.
          */
-        post: operations["postSessionDuplicate"];
+        post: operations["sessionDuplicate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -291,7 +291,7 @@ export interface paths {
          * Prove the password again on this session
          * @description Updates the session's authAt; `?keys=true` returns a key fetch token for it.
          */
-        post: operations["postSessionReauth"];
+        post: operations["sessionReauth"];
         delete?: never;
         options?: never;
         head?: never;
@@ -311,7 +311,7 @@ export interface paths {
          * Confirm the session with an emailed code
          * @description The 6-digit code from the sign-up or sign-in email. Confirms the session (and the address, for a sign-up). A wrong code spends one of a few tries; then a new code is needed.
          */
-        post: operations["postSessionVerifyCode"];
+        post: operations["sessionVerifyCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -331,7 +331,7 @@ export interface paths {
          * Email a new confirmation code
          * @description Sends a fresh 6-digit code for the pending sign-up or sign-in confirmation of this session; the previous code stops working. Nothing is sent when there is nothing to confirm.
          */
-        post: operations["postSessionResendCode"];
+        post: operations["sessionResendCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -346,7 +346,7 @@ export interface paths {
             cookie?: never;
         };
         /** Is the primary address confirmed */
-        get: operations["getRecoveryEmailStatus"];
+        get: operations["recoveryEmailStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -368,7 +368,7 @@ export interface paths {
          * Confirm by the code of an emailed link
          * @description The link in the sign-up email carries the account's emailCode (confirms the address and the sign-up session); the link in a sign-in email carries that session's tokenVerificationId (confirms that session).
          */
-        post: operations["postRecoveryEmailVerifyCode"];
+        post: operations["recoveryEmailVerifyCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -388,7 +388,7 @@ export interface paths {
          * Email the confirmation link again
          * @description Resends the sign-up link while the address is unconfirmed, or the sign-in link while the session is. Nothing is sent when both are confirmed.
          */
-        post: operations["postRecoveryEmailResendCode"];
+        post: operations["recoveryEmailResendCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -408,7 +408,7 @@ export interface paths {
          * Start a password change
          * @description Proves the old password (its authPW, stretched with the original sign-up email or the v2 salt). Returns a single-use passwordChangeToken and a key fetch token for the current keys: `keyFetchToken` for a v1 authPW, `keyFetchToken2` for a v2 one. Needs a confirmed session.
          */
-        post: operations["postPasswordChangeStart"];
+        post: operations["passwordChangeStart"];
         delete?: never;
         options?: never;
         head?: never;
@@ -428,7 +428,7 @@ export interface paths {
          * Finish a password change
          * @description Sets the new password; `wrapKb` is kB re-wrapped with the new unwrapBKey, so kB is unchanged. Ends every session and token of the account and, given `sessionToken` (the caller's session id), returns a new session in that session's state. Adding the version-2 fields to an unchanged v1 password is an upgrade and ends nothing.
          */
-        post: operations["postPasswordChangeFinish"];
+        post: operations["passwordChangeFinish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -448,7 +448,7 @@ export interface paths {
          * Email a password reset code
          * @description Creates the account's password forgot token (a new one voids the old) and emails its code with a link to /complete_reset_password. The token expires after `ttl` seconds and allows `tries` wrong codes.
          */
-        post: operations["postPasswordForgotSendCode"];
+        post: operations["passwordForgotSendCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -468,7 +468,7 @@ export interface paths {
          * Email a new reset code for the same token
          * @description The token keeps its age and remaining tries; the reply says what is left. The previous code stops working.
          */
-        post: operations["postPasswordForgotResendCode"];
+        post: operations["passwordForgotResendCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -483,7 +483,7 @@ export interface paths {
             cookie?: never;
         };
         /** Tries and time left on a forgot token */
-        get: operations["getPasswordForgotStatus"];
+        get: operations["passwordForgotStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -505,7 +505,7 @@ export interface paths {
          * Exchange the reset code for an account reset token
          * @description The right code spends the forgot token and returns an accountResetToken (valid 15 minutes). A wrong code answers 105 with `tries` and `ttl` left; the last wrong try deletes the token.
          */
-        post: operations["postPasswordForgotVerifyCode"];
+        post: operations["passwordForgotVerifyCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -525,7 +525,7 @@ export interface paths {
          * Email an 8-digit reset code
          * @description The code is valid 10 minutes and a few tries; `/password/forgot/verify_otp` exchanges it for a forgot token.
          */
-        post: operations["postPasswordForgotSendOtp"];
+        post: operations["passwordForgotSendOtp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -545,7 +545,7 @@ export interface paths {
          * Exchange the 8-digit code for a forgot token
          * @description Returns a password forgot token and its code (`code`) for `/password/forgot/verify_code`, and the address to stretch the new password with.
          */
-        post: operations["postPasswordForgotVerifyOtp"];
+        post: operations["passwordForgotVerifyOtp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -565,7 +565,7 @@ export interface paths {
          * Reset the password
          * @description Sets a new password with the accountResetToken (spent even when the request fails). Without a recovery key kB is replaced: v1 gets a random one; a v2 client sends wrapKb, wrapKbVersion2 and clientSalt for the kB it chose. Ends every session and token. `sessionToken: true` returns a new confirmed session; `?keys=true` needs it.
          */
-        post: operations["postAccountReset"];
+        post: operations["accountReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -585,7 +585,7 @@ export interface paths {
          * Set a password on an account without one
          * @description For accounts created without a password (e.g. through a linked account). 206 when the account has one.
          */
-        post: operations["postPasswordCreate"];
+        post: operations["passwordCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -605,7 +605,7 @@ export interface paths {
          * 32 random bytes
          * @description From the server's CSPRNG, for clients without a good source of their own.
          */
-        post: operations["postGetRandomBytes"];
+        post: operations["getRandomBytes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -623,7 +623,7 @@ export interface paths {
          * The server's public signing keys
          * @description A JWK set (RS256) of the keys the server signs its JWTs with.
          */
-        get: operations["getWellKnownPublicKeys"];
+        get: operations["publicKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -643,7 +643,7 @@ export interface paths {
          * BrowserID support document
          * @description Publishes the signing key for BrowserID-era verifiers (`public-key` with decimal n and e) and says `disabled: true`: Tessera does not provision BrowserID certificates.
          */
-        get: operations["getWellKnownBrowserid"];
+        get: operations["browserid"];
         put?: never;
         post?: never;
         delete?: never;
@@ -698,7 +698,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    postAccountCreate: {
+    accountCreate: {
         parameters: {
             query?: {
                 /** @description Also return a keyFetchToken for GET /account/keys. */
@@ -808,7 +808,7 @@ export interface operations {
             };
         };
     };
-    postAccountLogin: {
+    accountLogin: {
         parameters: {
             query?: {
                 /** @description Also return a keyFetchToken for GET /account/keys. */
@@ -923,7 +923,7 @@ export interface operations {
             };
         };
     };
-    getAccountKeys: {
+    accountKeys: {
         parameters: {
             query?: never;
             header?: never;
@@ -972,7 +972,7 @@ export interface operations {
             };
         };
     };
-    getAccountStatus: {
+    accountStatus: {
         parameters: {
             query?: {
                 /** @description Account id: 16 bytes as 32 hex characters. */
@@ -1035,7 +1035,7 @@ export interface operations {
             };
         };
     };
-    postAccountStatus: {
+    accountStatusByEmail: {
         parameters: {
             query?: never;
             header?: never;
@@ -1100,7 +1100,7 @@ export interface operations {
             };
         };
     };
-    postAccountCredentialsStatus: {
+    accountCredentialsStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -1158,7 +1158,7 @@ export interface operations {
             };
         };
     };
-    postAccountDestroy: {
+    accountDestroy: {
         parameters: {
             query?: never;
             header?: never;
@@ -1232,7 +1232,7 @@ export interface operations {
             };
         };
     };
-    getAccount: {
+    account: {
         parameters: {
             query?: never;
             header?: never;
@@ -1290,7 +1290,7 @@ export interface operations {
             };
         };
     };
-    getAccountProfile: {
+    accountProfile: {
         parameters: {
             query?: never;
             header?: never;
@@ -1338,7 +1338,7 @@ export interface operations {
             };
         };
     };
-    postAccountStub: {
+    accountStub: {
         parameters: {
             query?: never;
             header?: never;
@@ -1400,7 +1400,7 @@ export interface operations {
             };
         };
     };
-    postAccountSetPassword: {
+    accountSetPassword: {
         parameters: {
             query?: {
                 sendVerifyEmail?: boolean;
@@ -1498,7 +1498,7 @@ export interface operations {
             };
         };
     };
-    postAccountFinishSetup: {
+    accountFinishSetup: {
         parameters: {
             query?: never;
             header?: never;
@@ -1584,7 +1584,7 @@ export interface operations {
             };
         };
     };
-    getSessionStatus: {
+    sessionStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -1634,7 +1634,7 @@ export interface operations {
             };
         };
     };
-    postSessionDestroy: {
+    sessionDestroy: {
         parameters: {
             query?: never;
             header?: never;
@@ -1697,7 +1697,7 @@ export interface operations {
             };
         };
     };
-    postSessionDuplicate: {
+    sessionDuplicate: {
         parameters: {
             query?: never;
             header?: never;
@@ -1772,7 +1772,7 @@ export interface operations {
             };
         };
     };
-    postSessionReauth: {
+    sessionReauth: {
         parameters: {
             query?: {
                 /** @description Also return a keyFetchToken for GET /account/keys. */
@@ -1895,7 +1895,7 @@ export interface operations {
             };
         };
     };
-    postSessionVerifyCode: {
+    sessionVerifyCode: {
         parameters: {
             query?: never;
             header?: never;
@@ -1964,7 +1964,7 @@ export interface operations {
             };
         };
     };
-    postSessionResendCode: {
+    sessionResendCode: {
         parameters: {
             query?: never;
             header?: never;
@@ -2039,7 +2039,7 @@ export interface operations {
             };
         };
     };
-    getRecoveryEmailStatus: {
+    recoveryEmailStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -2083,7 +2083,7 @@ export interface operations {
             };
         };
     };
-    postRecoveryEmailVerifyCode: {
+    recoveryEmailVerifyCode: {
         parameters: {
             query?: never;
             header?: never;
@@ -2149,7 +2149,7 @@ export interface operations {
             };
         };
     };
-    postRecoveryEmailResendCode: {
+    recoveryEmailResendCode: {
         parameters: {
             query?: never;
             header?: never;
@@ -2232,7 +2232,7 @@ export interface operations {
             };
         };
     };
-    postPasswordChangeStart: {
+    passwordChangeStart: {
         parameters: {
             query?: never;
             header?: never;
@@ -2310,7 +2310,7 @@ export interface operations {
             };
         };
     };
-    postPasswordChangeFinish: {
+    passwordChangeFinish: {
         parameters: {
             query?: {
                 /** @description Also return a keyFetchToken for GET /account/keys. */
@@ -2401,7 +2401,7 @@ export interface operations {
             };
         };
     };
-    postPasswordForgotSendCode: {
+    passwordForgotSendCode: {
         parameters: {
             query?: {
                 /** @description The relying service (letters, digits, hyphen; at most 16). */
@@ -2482,7 +2482,7 @@ export interface operations {
             };
         };
     };
-    postPasswordForgotResendCode: {
+    passwordForgotResendCode: {
         parameters: {
             query?: {
                 /** @description The relying service (letters, digits, hyphen; at most 16). */
@@ -2569,7 +2569,7 @@ export interface operations {
             };
         };
     };
-    getPasswordForgotStatus: {
+    passwordForgotStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -2610,7 +2610,7 @@ export interface operations {
             };
         };
     };
-    postPasswordForgotVerifyCode: {
+    passwordForgotVerifyCode: {
         parameters: {
             query?: never;
             header?: never;
@@ -2678,7 +2678,7 @@ export interface operations {
             };
         };
     };
-    postPasswordForgotSendOtp: {
+    passwordForgotSendOtp: {
         parameters: {
             query?: {
                 /** @description The relying service (letters, digits, hyphen; at most 16). */
@@ -2749,7 +2749,7 @@ export interface operations {
             };
         };
     };
-    postPasswordForgotVerifyOtp: {
+    passwordForgotVerifyOtp: {
         parameters: {
             query?: never;
             header?: never;
@@ -2811,7 +2811,7 @@ export interface operations {
             };
         };
     };
-    postAccountReset: {
+    accountReset: {
         parameters: {
             query?: {
                 /** @description Also return a keyFetchToken for GET /account/keys. */
@@ -2907,7 +2907,7 @@ export interface operations {
             };
         };
     };
-    postPasswordCreate: {
+    passwordCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -2988,7 +2988,7 @@ export interface operations {
             };
         };
     };
-    postGetRandomBytes: {
+    getRandomBytes: {
         parameters: {
             query?: never;
             header?: never;
@@ -3019,7 +3019,7 @@ export interface operations {
             };
         };
     };
-    getWellKnownPublicKeys: {
+    publicKeys: {
         parameters: {
             query?: never;
             header?: never;
@@ -3062,7 +3062,7 @@ export interface operations {
             };
         };
     };
-    getWellKnownBrowserid: {
+    browserid: {
         parameters: {
             query?: never;
             header?: never;

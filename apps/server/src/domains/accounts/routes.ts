@@ -132,7 +132,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   app.post('/account/status', {
     config: { auth: 'none' },
     schema: {
-      tags: [TAG], summary: 'Does an account exist (by email)',
+      tags: [TAG], summary: 'Does an account exist (by email)', operationId: 'accountStatusByEmail',
       description: 'Whether the address is the primary address of an account. With `thirdPartyAuthStatus: true` it also says whether the account has a password, a linked account or a passkey.',
       body: body({
         email: email(),

@@ -12,7 +12,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ key: SigningKey }> = async (
   app.get('/.well-known/public-keys', {
     config: { auth: 'none' },
     schema: {
-      tags: ['Keys'], summary: 'The server\'s public signing keys',
+      tags: ['Keys'], summary: 'The server\'s public signing keys', operationId: 'publicKeys',
       description: 'A JWK set (RS256) of the keys the server signs its JWTs with.',
       response: responses(Type.Object({ keys: Type.Array(Jwk) }), [], { input: false }),
     },
@@ -24,7 +24,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ key: SigningKey }> = async (
   app.get('/.well-known/browserid', {
     config: { auth: 'none' },
     schema: {
-      tags: ['Keys'], summary: 'BrowserID support document',
+      tags: ['Keys'], summary: 'BrowserID support document', operationId: 'browserid',
       description: 'Publishes the signing key for BrowserID-era verifiers (`public-key` with decimal n and e) and says `disabled: true`: Tessera does not provision BrowserID certificates.',
       response: responses(Type.Object({
         'public-key': Type.Object({ algorithm: Type.Literal('RS'), n: Type.String(), e: Type.String() }),

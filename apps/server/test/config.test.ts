@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './config-schema.js';
-import { loadConfig } from './config.js';
+import { ConfigError } from '../src/config-schema.js';
+import { loadConfig } from '../src/config.js';
 
 describe('configuration from the environment', () => {
   it('has working defaults for the embedded platform', () => {

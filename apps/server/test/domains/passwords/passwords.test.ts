@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveTokenKeys } from '@tessera/protocol';
-import { createTestServer, httpDialects, newEmail, verifiedAccount, type TestServer } from './harness.js';
-import { expectError } from './helpers.js';
+import { createTestServer, httpDialects, newEmail, verifiedAccount, type TestServer } from '../../harness.js';
+import { expectError } from '../../helpers.js';
 
 describe.each(httpDialects())('password flows (%s)', (dialect) => {
   let t: TestServer;
@@ -196,8 +196,8 @@ describe.each(httpDialects())('password flows (%s)', (dialect) => {
   it('sets a first password with /password/create on an account without one', async () => {
     // A passwordless account with a confirmed session, as a linked-account sign-in will make it.
     const { randomHex, stretchV1 } = await import('@tessera/protocol');
-    const { insertClient } = await import('../src/domains/oauth/store.js');
-    const { createSession } = await import('../src/domains/sessions/service.js');
+    const { insertClient } = await import('../../../src/domains/oauth/store.js');
+    const { createSession } = await import('../../../src/domains/sessions/service.js');
     const clientId = randomHex(8);
     await insertClient(t.storage.db, { id: clientId, name: 'c', imageUri: '', redirectUri: 'https://c.example/', hashedSecret: null, trusted: true, publicClient: false, canGrant: false, allowedScopes: [], createdAt: 1 });
     const email = newEmail('passwordless');

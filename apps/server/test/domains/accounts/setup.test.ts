@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '@tessera/protocol';
-import { insertClient } from '../src/domains/oauth/store.js';
-import { createTestServer, httpDialects, newEmail, type TestServer } from './harness.js';
-import { expectError } from './helpers.js';
+import { insertClient } from '../../../src/domains/oauth/store.js';
+import { createTestServer, httpDialects, newEmail, type TestServer } from '../../harness.js';
+import { expectError } from '../../helpers.js';
 
 describe.each(httpDialects())('stub accounts and account setup (%s)', (dialect) => {
   let t: TestServer;

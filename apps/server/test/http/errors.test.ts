@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stretchV1 } from '@tessera/protocol';
-import { createTestServer, newEmail, verifiedAccount, type TestServer } from './harness.js';
-import { expectError, rawRequest } from './helpers.js';
+import { createTestServer, newEmail, verifiedAccount, type TestServer } from '../harness.js';
+import { expectError, rawRequest } from '../helpers.js';
 
 // Bodies of arbitrary shape, read field by field below.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -91,7 +91,7 @@ describe('errors at the edges of the HTTP layer', () => {
 
   it('serves the OpenAPI document it generates, identical to the committed openapi.json', async () => {
     const served = await raw(t, '/v1/openapi.json');
-    const committed = JSON.parse(readFileSync(new URL('../../../openapi.json', import.meta.url), 'utf8'));
+    const committed = JSON.parse(readFileSync(new URL('../../../../openapi.json', import.meta.url), 'utf8'));
     expect(served.json).toEqual(committed);
     const login = served.json.paths['/v1/account/login'].post;
     expect(login.security).toEqual([]);

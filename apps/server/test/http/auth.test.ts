@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authErrorName } from '@tessera/errors';
 import { deriveTokenKeys, hawkHeader, type TokenType } from '@tessera/protocol';
 import { TesseraClient } from '@tessera/client';
-import { createTestServer, httpDialects, newEmail, testSigningKey, type TestServer } from './harness.js';
-import { hex, rawRequest, type RawRequest, type Reply } from './helpers.js';
+import { createTestServer, httpDialects, newEmail, testSigningKey, type TestServer } from '../harness.js';
+import { hex, rawRequest, type RawRequest, type Reply } from '../helpers.js';
 
 // Token presentation (protocol.md §2.2), token lifetimes and single use (§2.1, spec 1 §4), on every
 // dialect: prefixed Bearer ids, Hawk with MAC / payload hash / timestamp / nonce checks, expiry by a
@@ -425,8 +425,8 @@ describe.runIf(process.env.TEST_REDIS_URL)('Hawk replay across instances sharing
     const a = await createTestServer({ env });
     try {
       // A second server on the same database and Redis: another instance of one deployment.
-      const { createApp } = await import('../src/app.js');
-      const { loadConfig } = await import('../src/config.js');
+      const { createApp } = await import('../../src/app.js');
+      const { loadConfig } = await import('../../src/config.js');
       const acct = await a.accounts.signUp(newEmail(), 'replay password');
       const keys = deriveTokenKeys('sessionToken', acct.sessionToken);
       const url = new URL('/v1/session/status', a.url);

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestServer, newEmail, type TestServer } from './harness.js';
-import { expectError } from './helpers.js';
+import { createTestServer, newEmail, type TestServer } from '../harness.js';
+import { expectError } from '../helpers.js';
 
-const ADMIN = fileURLToPath(new URL('../dist/cli/admin.js', import.meta.url));
+const ADMIN = fileURLToPath(new URL('../../dist/cli/admin.js', import.meta.url));
 
 describe('the admin command', () => {
   let t: TestServer;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestServer, newEmail, verifiedAccount, type TestServer } from './harness.js';
-import { expectError } from './helpers.js';
+import { createTestServer, newEmail, verifiedAccount, type TestServer } from '../../harness.js';
+import { expectError } from '../../helpers.js';
 
 describe('mail delivery and bounces', () => {
   let t: TestServer;
@@ -32,7 +32,7 @@ describe('mail delivery and bounces', () => {
 
   it('refuses complained addresses (133)', async () => {
     const email = newEmail('complaint');
-    const { bounceLog } = await import('../src/domains/emails/store.js');
+    const { bounceLog } = await import('../../../src/domains/emails/store.js');
     await bounceLog(t.storage.db).record(email, 'complaint', 'feedback loop report', Date.now());
     const err = await expectError(t.accounts.signUp(email, 'some password'), 'BOUNCE_COMPLAINT', 400);
     expect(err.errno).toBe(133);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestServer, newEmail, verifiedAccount, type TestServer } from './harness.js';
-import { browserAvailable, launchChromium } from './browser.js';
+import { createTestServer, newEmail, verifiedAccount, type TestServer } from '../../harness.js';
+import { browserAvailable, launchChromium } from '../../browser.js';
 
 describe('pages the emailed links land on', () => {
   let t: TestServer;

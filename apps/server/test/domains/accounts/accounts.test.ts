@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveTokenKeys, stretchV1 } from '@tessera/protocol';
 import { isTesseraError } from '@tessera/client';
-import { expectError } from './helpers.js';
-import { createTestServer, httpDialects, newEmail, verifiedAccount, type TestServer } from './harness.js';
+import { expectError } from '../../helpers.js';
+import { createTestServer, httpDialects, newEmail, verifiedAccount, type TestServer } from '../../harness.js';
 
 describe.each(httpDialects())('accounts over HTTP (%s)', (dialect) => {
   let t: TestServer;

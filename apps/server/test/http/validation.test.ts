@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authErrorName } from '@tessera/errors';
 import { deriveTokenKeys } from '@tessera/protocol';
-import { createTestServer, newEmail, type TestServer } from './harness.js';
-import { hex, rawRequest, type RawRequest, type Reply } from './helpers.js';
+import { createTestServer, newEmail, type TestServer } from '../harness.js';
+import { hex, rawRequest, type RawRequest, type Reply } from '../helpers.js';
 
 // Spec 1 §5 through real HTTP: for every rule the current routes use, the accepted edge (the
 // request gets past validation — often to a cheap business answer such as 102 unknown account)

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestServer, type TestServer } from './harness.js';
+import { createTestServer, type TestServer } from '../harness.js';
 
 // The server serves the built portal with Docusaurus' trailingSlash:false file layout.
 function get(url: string, gzip = false): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {

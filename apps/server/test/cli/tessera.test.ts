@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestServer, newEmail, type TestServer } from './harness.js';
+import { createTestServer, newEmail, type TestServer } from '../harness.js';
 
 // The newcomer's path from README: the `tessera` CLI (packages/client, built by `tsc -b`).
-const CLI = fileURLToPath(new URL('../../../packages/client/dist/cli.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../../../packages/client/dist/cli.js', import.meta.url));
 
 function run(args: string[], env: Record<string, string>, feed?: () => Promise<string>) {
   return new Promise<{ code: number; out: string; err: string }>((resolve) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveTokenKeys } from '@tessera/protocol';
-import { createTestServer, httpDialects, newEmail, verifiedAccount, type TestServer } from './harness.js';
-import { expectError } from './helpers.js';
+import { createTestServer, httpDialects, newEmail, verifiedAccount, type TestServer } from '../../harness.js';
+import { expectError } from '../../helpers.js';
 
 describe.each(httpDialects())('sessions and sign-in confirmation (%s)', (dialect) => {
   let t: TestServer;

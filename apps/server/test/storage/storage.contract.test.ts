@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Migrator } from 'kysely';
 import { randomHex } from '@tessera/protocol';
-import { MIGRATIONS } from '../src/storage/migrations/index.js';
-import { isUniqueViolation, migrateToLatest, openStorage, type DialectName, type Storage } from '../src/storage/db.js';
-import { deleteAccountRows, findAccount, findAccountByEmail, insertAccount, insertEmail, markEmailVerified, type Account } from '../src/domains/accounts/store.js';
-import { insertSession, findSessionWithAccount, type Session } from '../src/domains/sessions/store.js';
-import { checkSessionCode, issueSessionCode } from '../src/domains/sessions/codes.js';
-import { deleteAccountResetToken, findKeyFetchToken, insertKeyFetchToken, replaceAccountResetToken } from '../src/domains/tokens/store.js';
-import { databaseUrlFor, freshDatabase } from './harness.js';
+import { MIGRATIONS } from '../../src/storage/migrations/index.js';
+import { isUniqueViolation, migrateToLatest, openStorage, type DialectName, type Storage } from '../../src/storage/db.js';
+import { deleteAccountRows, findAccount, findAccountByEmail, insertAccount, insertEmail, markEmailVerified, type Account } from '../../src/domains/accounts/store.js';
+import { insertSession, findSessionWithAccount, type Session } from '../../src/domains/sessions/store.js';
+import { checkSessionCode, issueSessionCode } from '../../src/domains/sessions/codes.js';
+import { deleteAccountResetToken, findKeyFetchToken, insertKeyFetchToken, replaceAccountResetToken } from '../../src/domains/tokens/store.js';
+import { databaseUrlFor, freshDatabase } from '../harness.js';
 
 // One storage contract, every dialect: SQLite always; PostgreSQL and MySQL/MariaDB whenever
 // TEST_POSTGRES_URL / TEST_MYSQL_URL are set (CI sets both; an unreachable server fails the suite).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NonceCache } from './hawk.js';
+import { NonceCache } from '../../src/http/hawk.js';
 
 describe('the Hawk nonce cache', () => {
   it('refuses a nonce seen inside its window, and forgets it two windows later', () => {

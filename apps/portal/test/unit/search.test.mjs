@@ -5,7 +5,7 @@ import { rank } from '../../src/plugins/search/client/search.js';
 
 const html = `<html><head><title>Tokens | Tessera Ecosystem Platform</title></head><body><nav>menu</nav>
 <article><div class="theme-doc-markdown markdown"><header><h1>Tokens</h1></header><p>Every token is 32 bytes &amp; random.</p>
-<h2 class="anchor" id="presenting-a-token">Presenting a token<a class="hash-link" href="#presenting-a-token">​</a></h2><p>Bearer or Hawk.</p>
+<h2 class="anchor" id="presenting-a-token">Presenting a token<a class="hash-link" href="#presenting-a-token">\u200b</a></h2><p>Bearer or Hawk.</p>
 <h3 id="hawk">Hawk</h3><p>Nonce and timestamp.</p></div><footer>x</footer></article></body></html>`;
 
 test('pages are cut into sections at h2 and h3 anchors', () => {

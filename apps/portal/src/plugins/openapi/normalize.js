@@ -15,7 +15,7 @@ function deref(doc, node, seen = new Set()) {
     current = ref
       .slice(2)
       .split('/')
-      .reduce((acc, key) => (acc == null ? acc : acc[key.replace(/~1/g, '/').replace(/~0/g, '~')]), doc);
+      .reduce((acc, key) => acc?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
     if (current === undefined) throw new Error(`tessera-openapi: unresolved $ref ${ref}`);
   }
   return current;

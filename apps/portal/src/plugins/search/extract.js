@@ -36,7 +36,7 @@ const MAX_TEXT = 1200;
 
 /** [{ u: url (with #anchor), t: page title, h: section heading ('' for the page top), x: text }] */
 export function extractSections(html, routePath) {
-  const title = toText((/<title[^>]*>([\s\S]*?)<\/title>/i.exec(html) || [, ''])[1]).replace(/ \| Tessera Ecosystem Platform$/, '');
+  const title = toText(/<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1] ?? '').replace(/ \| Tessera Ecosystem Platform$/, '');
   const content = body(html);
   if (!content) return [];
   const sections = [];

@@ -7,7 +7,9 @@ import CodeBlock from '@theme-original/CodeBlock';
 const previous = globalThis.Prism;
 globalThis.Prism = Prism;
 for (const lang of siteConfig.themeConfig.prism.additionalLanguages) {
-  // eslint-disable-next-line global-require, import/no-dynamic-require
+  // Webpack's require(), as theme-classic's own client module does: each language must register while
+  // globalThis.Prism is set, which neither a (hoisted) import nor an (async) import() can guarantee.
+  // eslint-disable-next-line no-undef, @typescript-eslint/no-require-imports -- webpack bundles this module and provides require()
   require(`prismjs/components/prism-${lang}`);
 }
 if (previous === undefined) delete globalThis.Prism;

@@ -5,24 +5,19 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { ScryptPool } from './crypto/scrypt-pool.js';
-import { AccountsService } from './domains/accounts/service.js';
-import { accountRoutes } from './domains/accounts/routes.js';
-import { AccountSetupService } from './domains/accounts/setup.js';
-import { Confirmations } from './domains/emails/service.js';
-import { emailRoutes } from './domains/emails/routes.js';
-import { bounceLog } from './domains/emails/store.js';
-import { keyRoutes } from './domains/keys/routes.js';
-import { loadSigningKey, type SigningKey } from './domains/keys/service.js';
-import { miscRoutes } from './domains/misc/routes.js';
-import { passwordRoutes } from './domains/passwords/routes.js';
-import { PasswordsService } from './domains/passwords/service.js';
-import { pageRoutes } from './domains/pages/routes.js';
-import { SessionsService } from './domains/sessions/service.js';
-import { SessionCache } from './domains/sessions/cache.js';
-import { sessionRoutes } from './domains/sessions/routes.js';
-import { buildStrategies } from './http/strategies.js';
+import { AccountLifecycle, composeDomains, type Domain } from './domain.js';
+import { createAccountRecords, createAccountsDomain, type AccountRecords, type AccountsService } from './domains/accounts/index.js';
+import { bounceLog, createEmailsDomain, type Confirmations } from './domains/emails/index.js';
+import { createKeysDomain, loadSigningKey, type SigningKey } from './domains/keys/index.js';
+import { createMiscDomain } from './domains/misc/index.js';
+import { createOAuthDomain, type OAuthService } from './domains/oauth/index.js';
+import { createPagesDomain } from './domains/pages/index.js';
+import { createPasswordsDomain, type PasswordsService } from './domains/passwords/index.js';
+import { createSessionsDomain, type SessionsService } from './domains/sessions/index.js';
+import { createTokensDomain, type TokensService } from './domains/tokens/index.js';
 import { installAuth } from './http/auth.js';
 import { installJsonParser } from './http/body.js';
+import { installDeclaredErrorCheck, type UndeclaredError } from './http/declared-errors.js';
 import { installErrorHandling } from './http/errors.js';
 import { NonceCache } from './http/hawk.js';
 import { connectRedis, RedisNonceStore } from './http/redis-nonces.js';
@@ -46,8 +41,26 @@ export interface AppOptions {
   logger?: FastifyBaseLogger | boolean;
 }
 
+export interface AppServices {
+  records: AccountRecords;
+  oauth: OAuthService;
+  sessions: SessionsService;
+  tokens: TokensService;
+  emails: Confirmations;
+  accounts: AccountsService;
+  passwords: PasswordsService;
+}
+
 export interface App {
   server: FastifyInstance;
+  /** The composed domains, in composition order. */
+  domains: Domain[];
+  /** Every domain's account lifecycle hooks (the account core runs them). */
+  lifecycle: AccountLifecycle;
+  /** The domains' services, for tools and tests that work below HTTP. */
+  services: AppServices;
+  /** With NODE_ENV=test: errors routes answered without declaring them (the test harness fails on any). */
+  undeclaredErrors: UndeclaredError[];
   /** Stops the server and releases workers and connections it opened (not the storage). */
   close(): Promise<void>;
 }
@@ -91,14 +104,25 @@ export async function createApp(options: AppOptions): Promise<App> {
     return url.toString();
   };
 
-  const confirmations = new Confirmations({
-    db, clock, mailer, secret: config.server.authSecret,
+  // The domains, each built from what it declares, in dependency order: a domain is given only the
+  // services of domains built before it. Adding a domain is adding its factory call to this list.
+  const lifecycle = new AccountLifecycle();
+  const records = createAccountRecords({ db, lifecycle });
+  const keys = createKeysDomain({ key: signingKey });
+  const oauth = createOAuthDomain({ db });
+  const sessions = createSessionsDomain({
+    db, clock, writeEpoch: storage.writeEpoch,
+    idleLifetimeMs: config.tokens.sessionWithoutDeviceLifetime * 1000, cacheMs: config.server.sessionCacheMs,
+  });
+  const tokens = createTokensDomain({ db, config: config.tokens });
+  const emails = createEmailsDomain({
+    db, clock, mailer, records, sessions: sessions.service, secret: config.server.authSecret,
     codeLifetimeMs: config.signin.codeLifetimeSeconds * 1000, codeTries: config.signin.codeTries,
     verifyLink: link('/verify_email'),
   });
-  const sessions = new SessionsService({ db, clock, idleLifetimeMs: config.tokens.sessionWithoutDeviceLifetime * 1000 });
-  const accounts = new AccountsService({
-    db, clock, scrypt, confirmations,
+  const accounts = createAccountsDomain({
+    db, clock, scrypt, records, sessions: sessions.service, tokens: tokens.service, oauth: oauth.service,
+    confirmations: emails.service, secret: config.server.authSecret, issuer: config.server.publicUrl,
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
     signin: {
       confirmationEnabled: config.signin.confirmationEnabled,
@@ -106,29 +130,29 @@ export async function createApp(options: AppOptions): Promise<App> {
       forcedEmail: config.signin.forcedEmailPattern ? new RegExp(config.signin.forcedEmailPattern, 'i') : null,
     },
   });
-  const setup = new AccountSetupService({
-    db, clock, scrypt, confirmations, secret: config.server.authSecret, issuer: config.server.publicUrl,
-    accessTokenTtlMs: 86_400_000, setupTokenTtlMs: 30 * 86_400_000,
+  const passwords = createPasswordsDomain({
+    db, clock, scrypt, mailer, records, accounts: accounts.service, sessions: sessions.service, tokens: tokens.service,
+    config: config.tokens, secret: config.server.authSecret, resetLink: link('/complete_reset_password'),
   });
-  const passwords = new PasswordsService({
-    db, clock, scrypt, mailer, accounts,
-    tokens: config.tokens, secret: config.server.authSecret,
-    resetLink: link('/complete_reset_password'),
-  });
+  const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
+    .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);
+  const pages = createPagesDomain({ confirmations: emails.service, allowedOrigins });
+  const misc = createMiscDomain();
+  const domains: Domain[] = [keys, oauth, sessions, tokens, emails, accounts, passwords, pages, misc];
+  const { strategies } = composeDomains(domains, lifecycle);
 
   installJsonParser(server);
   installValidators(server, [ErrorBody, MetricsContextSchema]);
   installErrorHandling(server, { infoUrl: new URL('/ecosystem-platform/reference/errors', config.server.publicUrl).toString() });
   installAuth(server, {
-    strategies: buildStrategies({
-      db, sessions, tokens: config.tokens, writeEpoch: storage.writeEpoch,
-      sessionCache: new SessionCache(storage.writeEpoch, config.server.sessionCacheMs),
-    }),
+    strategies,
     hawk: { host: publicUrl.hostname, port: Number(publicUrl.port || (publicUrl.protocol === 'https:' ? 443 : 80)), skewSeconds: config.server.hawkSkewSeconds },
     nonces: redis ? new RedisNonceStore(redis) : new NonceCache(config.server.hawkNonceCacheSize),
     clock,
   });
   await installOpenApi(server);
+  const undeclaredErrors: UndeclaredError[] = [];
+  if (config.server.nodeEnv === 'test') installDeclaredErrorCheck(server, undeclaredErrors);
 
   const logRequests = ['trace', 'debug', 'info'].includes(server.log.level);
   // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
@@ -163,16 +187,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
 
   await server.register(async (v1) => {
-    await v1.register(accountRoutes, { accounts, setup });
-    await v1.register(sessionRoutes, { sessions, accounts, confirmations });
-    await v1.register(emailRoutes, { confirmations });
-    await v1.register(passwordRoutes, { passwords });
-    await v1.register(miscRoutes);
+    for (const domain of domains) if (domain.routes) await domain.routes(v1);
   }, { prefix: '/v1' });
-  await server.register(keyRoutes, { key: signingKey });
-  const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
-    .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);
-  await server.register(pageRoutes, { confirmations, allowedOrigins });
+  for (const domain of domains) if (domain.rootRoutes) await domain.rootRoutes(server);
   await installPortal(server, config.server.portalDir);
 
   server.get('/v1/openapi.json', { schema: { hide: true } }, async () => server.swagger());
@@ -180,6 +197,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   await server.ready();
   return {
     server,
+    domains,
+    lifecycle,
+    undeclaredErrors,
+    services: {
+      records, oauth: oauth.service, sessions: sessions.service, tokens: tokens.service, emails: emails.service,
+      accounts: accounts.service, passwords: passwords.service,
+    },
     async close() {
       await server.close();
       await scrypt.close();

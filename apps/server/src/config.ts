@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { bool, ConfigError, defineConfig, int, oneOf, readConfig, str, url, type ConfigSlice, type ConfigValues, type Env } from './config-schema.js';
-import { tokenConfig } from './domains/tokens/config.js';
+import { tokenConfig } from './domains/tokens/index.js';
 import { mailConfig } from './senders/mail/config.js';
-import { signinConfig } from './domains/sessions/config.js';
+import { signinConfig } from './domains/sessions/index.js';
 
 /** Process-wide settings: where to listen, what to store in, how to log. */
 export const serverConfig = defineConfig({

@@ -1,7 +1,7 @@
-import { createApp } from '../app.js';
-import { loadConfig } from '../config.js';
-import { generateSigningKeyPem, signingKeyFromPem } from '../domains/keys/service.js';
-import { migrateToLatest, openStorage } from '../storage/db.js';
+import { createApp } from './app.js';
+import { loadConfig } from './config.js';
+import { generateSigningKeyPem, signingKeyFromPem } from './domains/keys/index.js';
+import { migrateToLatest, openStorage } from './storage/db.js';
 
 /**
  * The OpenAPI document exactly as the server serves it at /v1/openapi.json, built from the route

@@ -144,10 +144,14 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
   return {
     url, databaseUrl: database.url, dialect, client, accounts: new TesseraAccounts(client), mail, storage, config, clock, app, newClient,
     async close() {
+      const undeclared = app.undeclaredErrors;
       await app.close();
       await mail.stop();
       await storage.destroy();
       await database.drop();
+      if (undeclared.length) {
+        throw new Error(`routes answered errors they do not declare:\n${undeclared.map((u) => `  ${u.route}: ${u.status} errno ${u.errno} (${u.message})`).join('\n')}`);
+      }
     },
   };
 }

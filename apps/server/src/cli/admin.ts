@@ -1,11 +1,10 @@
 #!/usr/bin/env node
 // `npm run admin -- <command>`: operator tasks against the configured database (DATABASE_URL):
 // registering OAuth clients and managing the mail bounce list.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config.js';
-import { bounceLog } from '../domains/emails/store.js';
-import { normalizeEmail } from '../domains/accounts/store.js';
-import { insertClient } from '../domains/oauth/store.js';
+import { bounceLog } from '../domains/emails/index.js';
+import { OAuthService } from '../domains/oauth/index.js';
 import { migrateToLatest, openStorage } from '../storage/db.js';
 
 const HELP = `Usage: npm run admin -- <command>
@@ -43,17 +42,16 @@ async function main(args: string[]): Promise<number> {
       const publicClient = rest.includes('--public');
       const id = randomBytes(8).toString('hex');
       const secret = publicClient ? null : randomBytes(32).toString('hex');
-      await insertClient(db, {
-        id, name, imageUri: '', redirectUri, publicClient, trusted: rest.includes('--trusted'), canGrant: false,
-        hashedSecret: secret ? createHash('sha256').update(Buffer.from(secret, 'hex')).digest('hex') : null,
+      await new OAuthService().registerClient(db, {
+        id, name, imageUri: '', redirectUri, publicClient, trusted: rest.includes('--trusted'), canGrant: false, secret,
         allowedScopes: (option(rest, '--scopes') ?? 'profile').split(/\s+/).filter(Boolean), createdAt: Date.now(),
       });
       process.stdout.write(`client_id ${id}\n${secret ? `client_secret ${secret}   (shown once; only its hash is stored)\n` : ''}`);
       return 0;
     }
     if (group === 'clients' && action === 'list') {
-      const rows = await db.selectFrom('oauth_clients').select(['id', 'name', 'redirect_uri', 'public_client', 'trusted', 'allowed_scopes']).orderBy('created_at').execute();
-      for (const r of rows) process.stdout.write(`${r.id}  ${r.name}  ${r.redirect_uri}  ${r.public_client ? 'public' : 'confidential'}${r.trusted ? ' trusted' : ''}  [${r.allowed_scopes}]\n`);
+      const clients = await new OAuthService().listClients(db);
+      for (const c of clients) process.stdout.write(`${c.id}  ${c.name}  ${c.redirectUri}  ${c.publicClient ? 'public' : 'confidential'}${c.trusted ? ' trusted' : ''}  [${c.allowedScopes.join(' ')}]\n`);
       return 0;
     }
     if (group === 'bounces') {
@@ -67,14 +65,14 @@ async function main(args: string[]): Promise<number> {
         return 0;
       }
       if (action === 'list') {
-        const rows = await db.selectFrom('email_bounces').selectAll().where('normalized_email', '=', normalizeEmail(email)).orderBy('created_at').execute();
-        for (const r of rows) process.stdout.write(`${new Date(r.created_at).toISOString()}  ${r.bounce_type}  ${r.detail ?? ''}\n`);
+        const rows = await bounceLog(db).list(email);
+        for (const r of rows) process.stdout.write(`${new Date(r.createdAt).toISOString()}  ${r.type}  ${r.detail ?? ''}\n`);
         if (!rows.length) process.stdout.write('no bounces\n');
         return 0;
       }
       if (action === 'clear') {
-        const r = await db.deleteFrom('email_bounces').where('normalized_email', '=', normalizeEmail(email)).executeTakeFirst();
-        process.stdout.write(`cleared ${Number(r.numDeletedRows)} entries for ${email}\n`);
+        const cleared = await bounceLog(db).clear(email);
+        process.stdout.write(`cleared ${cleared} entries for ${email}\n`);
         return 0;
       }
     }

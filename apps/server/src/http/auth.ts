@@ -23,19 +23,23 @@ export interface TokenStrategy<C> {
   description: string;
 }
 
-export type StrategyMap = Record<string, TokenStrategy<unknown>>;
-
-/** Types a strategy against its credentials, then erases them for the map (routes read them back with credentialsOf). */
-export function defineStrategy<C>(strategy: TokenStrategy<C>): TokenStrategy<unknown> {
-  return strategy as unknown as TokenStrategy<unknown>;
-}
+/**
+ * The strategies routes can name, each with the credentials it yields. The domain that contributes
+ * a strategy adds it here by module augmentation in its index.ts, so `http/` names no domain and
+ * a route reading its credentials gets the type of the strategy it declared.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface StrategyCredentials {}
+export type StrategyName = keyof StrategyCredentials & string;
+export type StrategyMap = { [N in StrategyName]?: TokenStrategy<StrategyCredentials[N]> };
+type AnyStrategy = TokenStrategy<unknown>;
 
 export interface RouteAuth {
-  strategies: string[];
+  strategies: StrategyName[];
   optional?: boolean;
 }
 
-export type RouteAuthConfig = string | string[] | RouteAuth;
+export type RouteAuthConfig = 'none' | StrategyName | StrategyName[] | RouteAuth;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -44,7 +48,7 @@ declare module 'fastify' {
     stretches?: boolean;
   }
   interface FastifyRequest {
-    auth: { strategy: string; credentials: unknown; tokenId: string } | null;
+    auth: { strategy: StrategyName; credentials: unknown; tokenId: string } | null;
   }
 }
 
@@ -66,11 +70,13 @@ export interface AuthDeps {
 }
 
 interface Candidate {
-  name: string;
-  strategy: TokenStrategy<unknown>;
+  name: StrategyName;
+  strategy: AnyStrategy;
   id: string;
   hawk: ParsedHawk | null;
 }
+
+const strategyOf = (deps: AuthDeps, name: StrategyName) => deps.strategies[name] as AnyStrategy;
 
 function candidates(header: string, auth: RouteAuth, deps: AuthDeps): Candidate[] {
   const out: Candidate[] = [];
@@ -79,7 +85,7 @@ function candidates(header: string, auth: RouteAuth, deps: AuthDeps): Candidate[
     if (!m) throw appError('INVALID_TOKEN', { detail: 'Malformed Bearer token' });
     const [, prefix, id] = m as unknown as [string, string | undefined, string];
     for (const name of auth.strategies) {
-      const strategy = deps.strategies[name]!;
+      const strategy = strategyOf(deps, name);
       const expected = strategy.kind === 'oauth' ? undefined : TOKEN_TYPES[strategy.kind].prefix;
       if (expected === prefix) out.push({ name, strategy, id, hawk: null });
     }
@@ -88,7 +94,7 @@ function candidates(header: string, auth: RouteAuth, deps: AuthDeps): Candidate[
   if (/^Hawk\s/i.test(header)) {
     const hawk = parseHawk(header);
     for (const name of auth.strategies) {
-      const strategy = deps.strategies[name]!;
+      const strategy = strategyOf(deps, name);
       if (strategy.kind !== 'oauth') out.push({ name, strategy, id: hawk.id, hawk });
     }
     return out;
@@ -159,7 +165,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
       return;
     }
     for (const name of auth.strategies) {
-      if (!deps.strategies[name]) throw new Error(`route ${route.method} ${route.url} uses unknown auth strategy ${name}`);
+      if (!deps.strategies[name as StrategyName]) throw new Error(`route ${route.method} ${route.url} uses unknown auth strategy ${name}`);
     }
     route.schema = { ...route.schema, security: securityRequirements(auth, deps.strategies) } as typeof route.schema;
   });
@@ -178,13 +184,17 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   });
 }
 
-/** The credentials of the strategy that authenticated the request (throws if it was another). */
-export function credentialsOf<C>(request: FastifyRequest, ...strategies: string[]): C {
+/**
+ * The credentials of the strategy that authenticated the request, typed by the strategies named:
+ * a route passes the ones its `config.auth` declares. Throws if the request was authenticated
+ * another way (a handler asking for what its route does not declare fails its tests).
+ */
+export function credentialsOf<N extends StrategyName>(request: FastifyRequest, ...strategies: [N, ...N[]]): StrategyCredentials[N] {
   const auth = request.auth;
-  if (!auth || (strategies.length && !strategies.includes(auth.strategy))) {
+  if (!auth || !(strategies as string[]).includes(auth.strategy)) {
     throw appError('INVALID_TOKEN', { detail: 'Missing credentials' });
   }
-  return auth.credentials as C;
+  return auth.credentials as StrategyCredentials[N];
 }
 
 // OpenAPI: one Bearer and one Hawk scheme per onepw token kind, one Bearer scheme for OAuth tokens.
@@ -211,7 +221,7 @@ export function securitySchemes(): Record<string, unknown> {
 function securityRequirements(auth: RouteAuth, strategies: StrategyMap): Record<string, string[]>[] {
   const reqs: Record<string, string[]>[] = [];
   for (const name of auth.strategies) {
-    const kind = strategies[name]!.kind;
+    const kind = (strategies[name] as AnyStrategy).kind;
     if (kind === 'oauth') reqs.push({ oauthBearer: [] });
     else reqs.push({ [`${kind}Bearer`]: [] }, { [`${kind}Hawk`]: [] });
   }
@@ -221,12 +231,4 @@ function securityRequirements(auth: RouteAuth, strategies: StrategyMap): Record<
     const key = JSON.stringify(r);
     return seen.has(key) ? false : (seen.add(key), true);
   });
-}
-
-/** Strategy descriptions, for the route's OpenAPI description and the portal. */
-export function describeAuth(auth: RouteAuthConfig | undefined, strategies: StrategyMap): string | null {
-  const a = normaliseAuth(auth);
-  if (!a) return null;
-  const parts = a.strategies.map((s) => strategies[s]!.description);
-  return `${a.optional ? 'Optional: ' : ''}${parts.join(' Or: ')}`;
 }

@@ -42,3 +42,9 @@ export function contextOf(request: FastifyRequest): RequestContext {
     acceptLanguage: languagesOf(typeof lang === 'string' ? lang : undefined),
   };
 }
+
+/** Where the user came from, carried into emailed links so the page can send them back. */
+export interface FlowContext {
+  service?: string | undefined;
+  redirectTo?: string | undefined;
+}

@@ -4,6 +4,26 @@ import { securitySchemes } from './auth.js';
 
 export const API_VERSION = '1.0.0';
 
+/** The document's sections, in the order it lists them (paths are grouped by their first tag). */
+const TAGS = [
+  { name: 'Account', description: 'Creating, signing in to and deleting accounts; keys.' },
+  { name: 'Session', description: 'Session tokens: status, confirmation, sign-out.' },
+  { name: 'Email', description: 'Confirming addresses and sessions by email.' },
+  { name: 'Password', description: 'Changing, forgetting and resetting passwords.' },
+  { name: 'Keys', description: 'The server\'s public signing keys.' },
+  { name: 'Miscellaneous', description: 'Utilities.' },
+];
+
+/** Paths in the order of their tags, then of registration: the document does not follow composition order. */
+function byTag(paths: Record<string, Record<string, { tags?: string[] }>>) {
+  const rank = (item: Record<string, { tags?: string[] }>) => {
+    const tag = Object.values(item).find((op) => op.tags?.length)?.tags?.[0];
+    const i = TAGS.findIndex((t) => t.name === tag);
+    return i < 0 ? TAGS.length : i;
+  };
+  return Object.fromEntries(Object.entries(paths).map((e, i) => ({ e, i })).sort((a, b) => rank(a.e[1]) - rank(b.e[1]) || a.i - b.i).map(({ e }) => e));
+}
+
 /**
  * `POST /v1/account/create` → `accountCreate`: the name of the SDK method and of the portal's anchor.
  * Two methods on one path (GET and POST /account/status) must name one of them in the schema.
@@ -34,6 +54,10 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
     } as typeof route.schema;
   });
   await app.register(swagger, {
+    transformObject: (doc) => {
+      const api = (doc as { openapiObject: { paths?: Record<string, Record<string, { tags?: string[] }>> } }).openapiObject;
+      return { ...api, ...(api.paths ? { paths: byTag(api.paths) } : {}) } as never;
+    },
     // Shared schemas keep their $id as their name under components.schemas.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     openapi: {
@@ -54,14 +78,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       },
       servers: [{ url: '{origin}', variables: { origin: { default: 'http://localhost:9000', description: 'The server\'s PUBLIC_URL.' } } }],
       components: { securitySchemes: securitySchemes() as never },
-      tags: [
-        { name: 'Account', description: 'Creating, signing in to and deleting accounts; keys.' },
-        { name: 'Session', description: 'Session tokens: status, confirmation, sign-out.' },
-        { name: 'Email', description: 'Confirming addresses and sessions by email.' },
-        { name: 'Password', description: 'Changing, forgetting and resetting passwords.' },
-        { name: 'Keys', description: 'The server\'s public signing keys.' },
-        { name: 'Miscellaneous', description: 'Utilities.' },
-      ],
+      tags: TAGS,
     },
   });
 }

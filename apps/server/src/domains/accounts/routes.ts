@@ -9,9 +9,6 @@ import {
   unblockCode, verificationMethod, wrapKb,
   SigninState,
 } from '../../http/schemas.js';
-import type { AccessToken } from '../oauth/store.js';
-import type { SessionWithAccount } from '../sessions/store.js';
-import type { KeyFetchToken } from '../tokens/store.js';
 import type { AccountsService, LoginInput } from './service.js';
 import type { AccountSetupService } from './setup.js';
 
@@ -25,7 +22,7 @@ const v2Fields = {
 };
 
 
-export const LoginBody = body({
+const LoginBody = body({
   email: email(),
   authPW,
   service: Type.Optional(service),
@@ -38,14 +35,14 @@ export const LoginBody = body({
   verificationMethod: Type.Optional(verificationMethod),
 });
 
-export const LoginQuery = Type.Object({
+const LoginQuery = Type.Object({
   keys: Type.Optional(keysQuery),
   service: Type.Optional(service),
   verificationMethod: Type.Optional(verificationMethod),
 });
 
 /** The sign-in input of /account/login and /session/reauth: body fields, with query fallbacks. */
-export function loginInput(
+function loginInput(
   body: Static<typeof LoginBody>, query: Static<typeof LoginQuery>,
 ): LoginInput {
   return {
@@ -97,9 +94,23 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
       response: responses(Type.Object({
         uid, sessionToken: hex64, ...KeyTokens, ...SigninState,
         authAt: Type.Integer(), metricsEnabled: Type.Boolean(),
-      }), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'LOGIN_WITH_SECONDARY_EMAIL', 'LOGIN_WITH_INVALID_EMAIL', 'UNABLE_TO_LOGIN_NO_PASSWORD_SET', 'TOTP_REQUIRED', 'FAILED_TO_SEND_EMAIL', 'SERVER_BUSY']),
+      }), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'LOGIN_WITH_SECONDARY_EMAIL', 'LOGIN_WITH_INVALID_EMAIL', 'UNABLE_TO_LOGIN_NO_PASSWORD_SET', 'TOTP_REQUIRED', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT', 'SERVER_BUSY']),
     },
   }, async (req) => accounts.login(loginInput(req.body, req.query), contextOf(req)));
+
+  app.post('/session/reauth', {
+    config: { auth: 'sessionToken', stretches: true },
+    schema: {
+      tags: ['Session'], summary: 'Prove the password again on this session',
+      description: 'Updates the session\'s authAt; `?keys=true` returns a key fetch token for it.',
+      querystring: LoginQuery,
+      body: LoginBody,
+      response: responses(Type.Object({
+        uid, keyFetchToken: Type.Optional(hex(64)), keyFetchTokenVersion2: Type.Optional(hex(64)), ...SigninState,
+        authAt: Type.Integer(), metricsEnabled: Type.Boolean(),
+      }), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'LOGIN_WITH_SECONDARY_EMAIL', 'LOGIN_WITH_INVALID_EMAIL', 'UNABLE_TO_LOGIN_NO_PASSWORD_SET', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT', 'SERVER_BUSY'], { auth: true }),
+    },
+  }, async (req) => accounts.reauth(credentialsOf(req, 'sessionToken'), loginInput(req.body, req.query)));
 
   app.get('/account/keys', {
     config: { auth: 'keyFetchToken' },
@@ -108,7 +119,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
       description: 'Returns kA and wrapKb encrypted under the keyFetchToken (192 hex: 64 bytes ciphertext, 32 bytes HMAC) and spends the token. Before the account and the session are confirmed it answers 104 and keeps the token.',
       response: responses(Type.Object({ bundle: Type.String({ pattern: '^[0-9a-f]{192}$' }) }), ['ACCOUNT_UNVERIFIED'], { input: false, auth: true }),
     },
-  }, async (req) => accounts.keys(credentialsOf<KeyFetchToken>(req)));
+  }, async (req) => accounts.keys(credentialsOf(req, 'keyFetchToken')));
 
   app.get('/account/status', {
     config: { auth: { strategies: ['sessionToken'], optional: true } },
@@ -122,7 +133,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
     },
   }, async (req) => {
     if (req.auth) {
-      const s = credentialsOf<SessionWithAccount>(req);
+      const s = credentialsOf(req, 'sessionToken');
       return { exists: true, locale: s.account.locale, hasPassword: s.account.verifierSetAt > 0 };
     }
     if (!req.query.uid) throw appError('MISSING_PARAMETER', { param: 'uid' }, 'Missing parameter in request query: uid (or authenticate with a session)');
@@ -155,7 +166,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
       body: body({ email: email() }),
       response: responses(Type.Object({
         currentVersion: Type.Union([Type.Literal('v1'), Type.Literal('v2')]), clientSalt: Type.Optional(Type.String()), upgradeNeeded: Type.Boolean(),
-      }), ['ACCOUNT_UNKNOWN', 'LOGIN_WITH_SECONDARY_EMAIL', 'UNABLE_TO_LOGIN_NO_PASSWORD_SET']),
+      }), ['ACCOUNT_UNKNOWN', 'LOGIN_WITH_SECONDARY_EMAIL', 'LOGIN_WITH_INVALID_EMAIL', 'UNABLE_TO_LOGIN_NO_PASSWORD_SET']),
     },
   }, async (req) => accounts.credentialsStatus(req.body.email));
 
@@ -168,7 +179,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
       response: responses(Type.Object({}), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'SESSION_UNVERIFIED', 'SERVER_BUSY'], { auth: true }),
     },
   }, async (req) => {
-    await accounts.destroy(credentialsOf<SessionWithAccount>(req), req.body.email, req.body.authPW);
+    await accounts.destroy(credentialsOf(req, 'sessionTokenVerified'), req.body.email, req.body.authPW);
     return {};
   });
 
@@ -188,9 +199,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
         keysChangedAt: Type.Integer(),
         profileChangedAt: Type.Integer(),
         passwordVersion: Type.Union([Type.Literal('v1'), Type.Literal('v2')]),
-      }), [], { input: false, auth: true }),
+      }), ['ACCOUNT_UNKNOWN'], { input: false, auth: true }),
     },
-  }, async (req) => accounts.summary(credentialsOf<SessionWithAccount>(req)));
+  }, async (req) => accounts.summary(credentialsOf(req, 'sessionToken')));
 
   app.get('/account/profile', {
     config: { auth: ['sessionToken', 'oauthToken'] },
@@ -211,10 +222,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
     },
   }, async (req) => {
     if (req.auth?.strategy === 'oauthToken') {
-      const token = credentialsOf<AccessToken>(req);
+      const token = credentialsOf(req, 'oauthToken');
       return accounts.profile(token.uid, token.scope);
     }
-    return accounts.profile(credentialsOf<SessionWithAccount>(req).uid, null);
+    return accounts.profile(credentialsOf(req, 'sessionToken').uid, null);
   });
 
   app.post('/account/stub', {
@@ -234,10 +245,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
       description: 'With the stub\'s OAuth access token. Creates a session; `?sendVerifyEmail=true` (default) emails a 6-digit code to confirm the address.',
       querystring: Type.Object({ sendVerifyEmail: Type.Optional(Type.Boolean({ default: true })) }),
       body: body({ authPW, ...v2Fields, metricsContext: Type.Optional(metricsContext), service: Type.Optional(service) }),
-      response: responses(Type.Object({ uid, sessionToken: hex64 }), ['CANNOT_CREATE_PASSWORD', 'FAILED_TO_SEND_EMAIL', 'SERVER_BUSY'], { auth: true }),
+      response: responses(Type.Object({ uid, sessionToken: hex64 }), ['CANNOT_CREATE_PASSWORD', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT', 'SERVER_BUSY'], { auth: true }),
     },
   }, async (req) => {
-    const token = credentialsOf<AccessToken>(req);
+    const token = credentialsOf(req, 'oauthToken');
     return setup.setPasswordWithToken(token.uid, { ...req.body, sendVerifyEmail: req.query.sendVerifyEmail !== false }, contextOf(req));
   });
 

@@ -3,18 +3,16 @@ import { appError } from '@tessera/errors';
 import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { ScryptPool } from '../../crypto/scrypt-pool.js';
-import type { RequestContext } from '../../http/context.js';
+import { normalizeEmail } from '../../email-address.js';
+import type { FlowContext, RequestContext } from '../../http/context.js';
+import { deliveryOf } from '../../http/schemas.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Database } from '../../storage/schema.js';
-import { deliveryOf, type Confirmations, type FlowContext } from '../emails/service.js';
-import { createKeyFetchToken, createSession, verificationState } from '../sessions/service.js';
-import { deleteSession, setSessionAuthAt, type SessionWithAccount } from '../sessions/store.js';
-import { deleteKeyFetchToken, type KeyFetchToken } from '../tokens/store.js';
+import { verificationState, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
+import type { KeyFetchToken, TokensService } from '../tokens/index.js';
 import { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
-import {
-  deleteAccountRows, findAccount, findAccountByEmail, insertAccount, insertEmail, listEmails, normalizeEmail,
-  type Account,
-} from './store.js';
+import type { AccountRecords } from './records.js';
+import type { Account } from './store.js';
 
 export interface SigninPolicy {
   confirmationEnabled: boolean;
@@ -22,11 +20,27 @@ export interface SigninPolicy {
   forcedEmail: RegExp | null;
 }
 
+/**
+ * The confirmation emails sign-up and sign-in send. Declared here and provided by the emails
+ * domain (which reads accounts through AccountRecords), so accounts does not import it.
+ */
+export interface SigninConfirmations {
+  /** The sign-up loop: confirms the address and the session waiting on it. */
+  sendSignup(account: Account, session: Session, method: string | undefined, ctx: FlowContext): Promise<void>;
+  /** Whichever loop the session is waiting on (sign-up or sign-in); nothing when none. */
+  sendFor(account: Account, session: Session, method: string | undefined, ctx: FlowContext): Promise<void>;
+  /** The notice of a sign-in that needed no confirmation. */
+  sendNewSigninNotice(account: Account, session: Session): Promise<void>;
+}
+
 export interface AccountsDeps {
   db: Kysely<Database>;
   clock: Clock;
   scrypt: ScryptPool;
-  confirmations: Confirmations;
+  records: AccountRecords;
+  sessions: SessionsService;
+  tokens: TokensService;
+  confirmations: SigninConfirmations;
   signin: SigninPolicy;
   /** Where failures that must not fail the request go (an undeliverable sign-in notice). */
   warn: (message: string, err: unknown) => void;
@@ -56,8 +70,7 @@ export class AccountsService {
    * fails with 151, so nothing half-made remains.
    */
   async create(input: CreateInput, ctx: RequestContext) {
-    const { db, clock, scrypt, confirmations } = this.deps;
-    scrypt.checkCapacity();
+    const { clock, scrypt, records, sessions, tokens } = this.deps;
     checkPasswordInput(input);
     if (input.verificationMethod === 'totp-2fa') throw appError('TOTP_REQUIRED');
     await this.clearUnverifiedHolder(input.email);
@@ -74,28 +87,24 @@ export class AccountsService {
     };
 
     const result = await this.inTransaction(async (trx) => {
-      await insertAccount(trx, account);
-      await insertEmail(trx, {
-        email: input.email, normalizedEmail: normalizeEmail(input.email), uid, emailCode,
-        isVerified: false, isPrimary: true, verifiedAt: null, createdAt: now,
-      });
+      await records.insert(trx, account);
       // onepw: the sign-up session waits on the emailCode, so confirming the address confirms it.
-      const { data, session } = await createSession(trx, {
+      const { data, session } = await sessions.create(trx, {
         uid, now, ctx, tokenVerificationId: emailCode, mustVerify: input.keys, reason: 'signup',
       });
       const keyFetchToken = input.keys
-        ? await createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKb, sessionTokenId: session.id, now })
+        ? await tokens.createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKb, sessionTokenId: session.id, now })
         : undefined;
       const keyFetchTokenVersion2 = input.keys && password.wrapKbV2
-        ? await createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKbV2, sessionTokenId: session.id, now })
+        ? await tokens.createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKbV2, sessionTokenId: session.id, now })
         : undefined;
       return { data, session, keyFetchToken, keyFetchTokenVersion2 };
     });
 
     try {
-      await confirmations.sendSignup(account, result.session, input.verificationMethod, input);
+      await this.deps.confirmations.sendSignup(account, result.session, input.verificationMethod, input);
     } catch (err) {
-      await db.transaction().execute((trx) => deleteAccountRows(trx, uid));
+      await records.deleteAccount(uid);
       throw err;
     }
     return {
@@ -123,20 +132,20 @@ export class AccountsService {
    * verified secondary address); an unverified sign-up that was never confirmed is replaced.
    */
   private async clearUnverifiedHolder(email: string): Promise<void> {
-    const { db } = this.deps;
-    const holder = await findAccountByEmail(db, email);
+    const { db, records } = this.deps;
+    const holder = await records.findByEmail(db, email);
     if (!holder) return;
     if (!holder.emailRecord.isPrimary) {
       if (holder.emailRecord.isVerified) throw appError('VERIFIED_SECONDARY_EMAIL_EXISTS');
       throw appError('EMAIL_EXISTS');
     }
     if (holder.account.emailVerified || holder.account.verifierSetAt === 0) throw appError('ACCOUNT_EXISTS', { email: holder.account.email });
-    await db.transaction().execute((trx) => deleteAccountRows(trx, holder.account.uid));
+    await records.deleteAccount(holder.account.uid);
   }
 
   /** Finds the account an address signs in to; secondary addresses cannot sign in (142). */
   async accountForSignin(email: string): Promise<Account> {
-    const found = await findAccountByEmail(this.deps.db, email);
+    const found = await this.deps.records.findByEmail(this.deps.db, email);
     if (!found) throw appError('ACCOUNT_UNKNOWN', { email });
     if (!found.emailRecord.isPrimary) throw appError('LOGIN_WITH_SECONDARY_EMAIL');
     const account = found.account;
@@ -168,8 +177,7 @@ export class AccountsService {
 
   /** POST /account/login. */
   async login(input: LoginInput, ctx: RequestContext) {
-    const { db, clock, confirmations } = this.deps;
-    this.deps.scrypt.checkCapacity();
+    const { db, clock, sessions, tokens, confirmations } = this.deps;
     const account = await this.accountForSignin(input.email);
     if (input.verificationMethod === 'totp-2fa') throw appError('TOTP_REQUIRED');
     const match = await this.checkPassword(account, input.email, input.authPW);
@@ -179,11 +187,11 @@ export class AccountsService {
     const tokenVerificationId = signup ? account.emailCode : confirm ? randomHex(16) : null;
 
     const { data, session, keyFetchToken } = await db.transaction().execute(async (trx) => {
-      const created = await createSession(trx, {
+      const created = await sessions.create(trx, {
         uid: account.uid, now, ctx, tokenVerificationId, mustVerify: input.keys, reason: signup ? 'signup' : 'login',
       });
       const kft = input.keys
-        ? await createKeyFetchToken(trx, { uid: account.uid, kA: account.kA, wrapKb: match.wrapKb, sessionTokenId: created.session.id, now })
+        ? await tokens.createKeyFetchToken(trx, { uid: account.uid, kA: account.kA, wrapKb: match.wrapKb, sessionTokenId: created.session.id, now })
         : undefined;
       return { ...created, keyFetchToken: kft };
     });
@@ -196,8 +204,8 @@ export class AccountsService {
     } catch (err) {
       // No usable session is left behind when its confirmation email could not go out.
       await db.transaction().execute(async (trx) => {
-        await deleteSession(trx, session.id);
-        if (keyFetchToken) await trx.deleteFrom('key_fetch_tokens').where('session_token_id', '=', session.id).execute();
+        await sessions.delete(trx, session.id);
+        if (keyFetchToken) await tokens.deleteKeyFetchTokensOfSession(trx, session.id);
       });
       throw err;
     }
@@ -215,17 +223,16 @@ export class AccountsService {
 
   /** POST /session/reauth: proves the password again on an existing session. */
   async reauth(session: SessionWithAccount, input: LoginInput) {
-    const { db, clock, confirmations } = this.deps;
-    this.deps.scrypt.checkCapacity();
+    const { db, clock, sessions, tokens } = this.deps;
     const account = await this.accountForSignin(input.email);
     if (account.uid !== session.uid) throw appError('INVALID_TOKEN', { detail: 'The session belongs to another account' });
     const match = await this.checkPassword(account, input.email, input.authPW);
     const now = clock.now();
-    await setSessionAuthAt(db, session.id, now);
+    await sessions.setAuthAt(db, session.id, now);
     const keyFetchToken = input.keys
-      ? await createKeyFetchToken(db, { uid: account.uid, kA: account.kA, wrapKb: match.wrapKb, sessionTokenId: session.id, now })
+      ? await tokens.createKeyFetchToken(db, { uid: account.uid, kA: account.kA, wrapKb: match.wrapKb, sessionTokenId: session.id, now })
       : undefined;
-    if (session.tokenVerificationId) await confirmations.sendFor(account, session, input.verificationMethod, input);
+    if (session.tokenVerificationId) await this.deps.confirmations.sendFor(account, session, input.verificationMethod, input);
     return {
       uid: account.uid,
       ...(keyFetchToken ? (match.version === 2 ? { keyFetchTokenVersion2: keyFetchToken } : { keyFetchToken }) : {}),
@@ -235,30 +242,37 @@ export class AccountsService {
     };
   }
 
-  /** GET /account/keys: the bundle, once; an unconfirmed token is kept for after confirmation. */
+  /**
+   * GET /account/keys: the bundle, once. Until the address and the session the token was minted
+   * with are confirmed it answers 104 and keeps the token; if that session is gone, so is the
+   * proof the token ever had.
+   */
   async keys(token: KeyFetchToken) {
-    if (!token.verified) throw appError('ACCOUNT_UNVERIFIED');
-    if (!(await deleteKeyFetchToken(this.deps.db, token.id))) throw appError('INVALID_TOKEN', { detail: 'Token already used' });
+    const { db, records, sessions, tokens } = this.deps;
+    const account = await records.find(db, token.uid);
+    const session = token.sessionTokenId === null ? null : await sessions.find(db, token.sessionTokenId);
+    const sessionOk = token.sessionTokenId === null || (session !== null && session.tokenVerificationId === null);
+    if (!account?.emailVerified || !sessionOk) throw appError('ACCOUNT_UNVERIFIED');
+    if (!(await tokens.spendKeyFetchToken(db, token.id))) throw appError('INVALID_TOKEN', { detail: 'Token already used' });
     return { bundle: token.keyBundle };
   }
 
   /** POST /account/destroy: needs the password again; everything of the account goes at once. */
   async destroy(session: SessionWithAccount, email: string, authPW: string): Promise<void> {
-    this.deps.scrypt.checkCapacity();
-    const found = await findAccountByEmail(this.deps.db, email);
+    const found = await this.deps.records.findByEmail(this.deps.db, email);
     if (!found || found.account.uid !== session.uid) throw appError('ACCOUNT_UNKNOWN', { email });
     await this.checkPassword(found.account, email, authPW);
-    await this.deps.db.transaction().execute((trx) => deleteAccountRows(trx, session.uid));
+    await this.deps.records.deleteAccount(session.uid);
   }
 
   /** GET /account/status with a session, or anonymously by uid. */
   async statusByUid(uid: string) {
-    return { exists: (await findAccount(this.deps.db, uid.toLowerCase())) !== null };
+    return { exists: (await this.deps.records.find(this.deps.db, uid.toLowerCase())) !== null };
   }
 
   /** POST /account/status. */
   async statusByEmail(email: string, thirdPartyAuthStatus: boolean) {
-    const found = await findAccountByEmail(this.deps.db, email);
+    const found = await this.deps.records.findByEmail(this.deps.db, email);
     const exists = !!found && found.emailRecord.isPrimary;
     if (!thirdPartyAuthStatus) return { exists };
     return {
@@ -282,9 +296,10 @@ export class AccountsService {
 
   /** GET /account: what the account settings page shows. */
   async summary(session: SessionWithAccount) {
-    const account = await findAccount(this.deps.db, session.uid);
+    const { db, records } = this.deps;
+    const account = await records.find(db, session.uid);
     if (!account) throw appError('ACCOUNT_UNKNOWN');
-    const emails = await listEmails(this.deps.db, session.uid);
+    const emails = await records.listEmails(db, session.uid);
     return {
       uid: account.uid,
       email: emails.find((e) => e.isPrimary)?.email ?? account.email,
@@ -303,9 +318,10 @@ export class AccountsService {
 
   /** GET /account/profile: everything with a session; with an OAuth token, what its scopes allow. */
   async profile(uid: string, scopes: string[] | null) {
-    const account = await findAccount(this.deps.db, uid);
+    const { db, records } = this.deps;
+    const account = await records.find(db, uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
-    const emails = await listEmails(this.deps.db, uid);
+    const emails = await records.listEmails(db, uid);
     const allows = (scope: string) => scopes === null || scopes.includes('profile') || scopes.includes(scope) || scopes.includes(`${scope}:write`);
     // Without a second factor on the account, its authentication methods are the password and email.
     const amr = ['pwd', 'email'];

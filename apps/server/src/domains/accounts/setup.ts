@@ -3,15 +3,15 @@ import { appError, type AppError } from '@tessera/errors';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
+import type { ScryptPool } from '../../crypto/scrypt-pool.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Database } from '../../storage/schema.js';
-import type { Confirmations } from '../emails/service.js';
-import { findClient, hashToken, insertAccessToken } from '../oauth/store.js';
-import { createSession } from '../sessions/service.js';
-import type { Session } from '../sessions/store.js';
+import type { OAuthService } from '../oauth/index.js';
+import type { Session, SessionsService } from '../sessions/index.js';
 import { checkPasswordInput, newPassword, type PasswordInput } from './password.js';
-import { deleteAccountRows, findAccount, findAccountByEmail, insertAccount, insertEmail, markEmailVerified, normalizeEmail, updatePassword, type Account } from './store.js';
-import type { ScryptPool } from '../../crypto/scrypt-pool.js';
+import type { AccountRecords } from './records.js';
+import type { SigninConfirmations } from './service.js';
+import type { Account } from './store.js';
 
 // Stub accounts: a relying party (e.g. a subscription checkout) creates an account by email alone,
 // gets an OAuth access token for it, and the person sets a password later — through the relying
@@ -26,7 +26,10 @@ export interface SetupDeps {
   db: Kysely<Database>;
   clock: Clock;
   scrypt: ScryptPool;
-  confirmations: Confirmations;
+  records: AccountRecords;
+  sessions: SessionsService;
+  oauth: OAuthService;
+  confirmations: SigninConfirmations;
   secret: string;
   accessTokenTtlMs: number;
   setupTokenTtlMs: number;
@@ -42,13 +45,13 @@ export class AccountSetupService {
 
   /** POST /account/stub. */
   async stub(input: { email: string; clientId: string; wantsSetupToken?: boolean | undefined }, ctx: RequestContext) {
-    const { db, clock } = this.deps;
-    const client = await findClient(db, input.clientId.toLowerCase());
+    const { db, clock, records, oauth } = this.deps;
+    const client = await oauth.findClient(db, input.clientId.toLowerCase());
     if (!client) throw appError('UNKNOWN_CLIENT_ID', { clientId: input.clientId });
-    const holder = await findAccountByEmail(db, input.email);
+    const holder = await records.findByEmail(db, input.email);
     if (holder) {
       if (!holder.emailRecord.isPrimary || holder.account.emailVerified) throw appError('ACCOUNT_EXISTS', { email: holder.account.email });
-      await db.transaction().execute((trx) => deleteAccountRows(trx, holder.account.uid));
+      await records.deleteAccount(holder.account.uid);
     }
     const now = clock.now();
     const uid = randomHex(16);
@@ -60,15 +63,10 @@ export class AccountSetupService {
       locale: ctx.acceptLanguage, lockedAt: null, disabledAt: null, metricsOptOutAt: null,
       profileChangedAt: now, keysChangedAt: now, clientSalt: null, verifyHashV2: null, wrapWrapKbV2: null,
     };
-    const accessToken = randomHex(32);
-    await db.transaction().execute(async (trx) => {
-      await insertAccount(trx, account);
-      await insertEmail(trx, {
-        email: input.email, normalizedEmail: normalizeEmail(input.email), uid, emailCode, isVerified: false, isPrimary: true, verifiedAt: null, createdAt: now,
-      });
-      await insertAccessToken(trx, {
-        tokenHash: hashToken(accessToken), clientId: client.id, uid, scope: STUB_SCOPES, createdAt: now,
-        expiresAt: now + this.deps.accessTokenTtlMs, profileChangedAt: now,
+    const accessToken = await db.transaction().execute(async (trx) => {
+      await records.insert(trx, account);
+      return oauth.issueAccessToken(trx, {
+        clientId: client.id, uid, scope: STUB_SCOPES, now, ttlMs: this.deps.accessTokenTtlMs, profileChangedAt: now,
       });
     });
     const setupToken = input.wantsSetupToken
@@ -89,15 +87,15 @@ export class AccountSetupService {
   private async setFirstPassword(
     account: Account, input: PasswordInput, ctx: RequestContext, verifyEmail: boolean, whenSet: () => AppError,
   ): Promise<{ data: string; session: Session }> {
-    this.deps.scrypt.checkCapacity();
+    const { records, sessions } = this.deps;
     checkPasswordInput(input);
     const password = await newPassword(this.deps.scrypt, input);
     const now = this.deps.clock.now();
     return this.deps.db.transaction().execute(async (trx) => {
-      if (!(await updatePassword(trx, account.uid, { ...password.fields, verifierSetAt: now }, { onlyIfUnset: true }))) throw whenSet();
-      if (verifyEmail) await markEmailVerified(trx, account.uid, now);
+      if (!(await records.updatePassword(trx, account.uid, { ...password.fields, verifierSetAt: now }, { onlyIfUnset: true }))) throw whenSet();
+      if (verifyEmail) await records.markEmailVerified(trx, account.uid, now);
       const confirmed = verifyEmail || account.emailVerified;
-      return createSession(trx, {
+      return sessions.create(trx, {
         uid: account.uid, now, ctx, tokenVerificationId: confirmed ? null : account.emailCode, mustVerify: false,
         reason: confirmed ? null : 'signup', verifiedWith: confirmed ? 'email' : null,
       });
@@ -106,8 +104,8 @@ export class AccountSetupService {
 
   /** POST /account/set_password, with the stub's OAuth access token. */
   async setPasswordWithToken(uid: string, input: PasswordInput & { sendVerifyEmail: boolean; service?: string | undefined }, ctx: RequestContext) {
-    const { db, confirmations } = this.deps;
-    const account = await findAccount(db, uid);
+    const { db, records, confirmations } = this.deps;
+    const account = await records.find(db, uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
     if (account.verifierSetAt > 0) throw appError('CANNOT_CREATE_PASSWORD');
     const { data, session } = await this.setFirstPassword(account, input, ctx, false, () => appError('CANNOT_CREATE_PASSWORD'));
@@ -128,7 +126,7 @@ export class AccountSetupService {
     } catch {
       throw appError('INVALID_TOKEN', { detail: 'Invalid or expired setup token' });
     }
-    const account = await findAccount(db, uid);
+    const account = await this.deps.records.find(db, uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'Invalid or expired setup token' });
     const used = () => appError('INVALID_TOKEN', { detail: 'Setup token already used' });
     if (account.verifierSetAt > 0) throw used();

@@ -1,6 +1,9 @@
 import type { Selectable } from 'kysely';
+import { normalizeEmail } from '../../email-address.js';
+import type { Executor } from '../../storage/executor.js';
 import type { AccountsTable } from '../../storage/schema.js';
-import type { Executor } from '../tokens/store.js';
+
+// The account core's tables: accounts and emails.
 
 export interface Account {
   uid: string;
@@ -35,11 +38,6 @@ export interface EmailRecord {
   isPrimary: boolean;
   verifiedAt: number | null;
   createdAt: number;
-}
-
-/** Addresses compare case-insensitively; the stored spelling is kept for display and the v1 salt. */
-export function normalizeEmail(email: string): string {
-  return email.toLowerCase();
 }
 
 function rowToAccount(r: Selectable<AccountsTable>): Account {
@@ -137,10 +135,6 @@ export async function listEmails(db: Executor, uid: string): Promise<EmailRecord
   }));
 }
 
-export async function primaryEmail(db: Executor, uid: string): Promise<EmailRecord | null> {
-  return (await listEmails(db, uid)).find((e) => e.isPrimary) ?? null;
-}
-
 /** Marks the account's primary address verified; false when it already was. */
 export async function markEmailVerified(db: Executor, uid: string, now: number): Promise<boolean> {
   const r = await db.updateTable('accounts').set({ email_verified: 1 }).where('uid', '=', uid).where('email_verified', '=', 0).executeTakeFirst();
@@ -181,10 +175,8 @@ export async function updatePassword(db: Executor, uid: string, p: PasswordField
   return Number(r.numUpdatedRows) === 1;
 }
 
-/** Removes the account and everything that hangs off it. Call inside a transaction. */
-export async function deleteAccountRows(db: Executor, uid: string): Promise<void> {
-  for (const table of ['key_fetch_tokens', 'account_reset_tokens', 'password_forgot_tokens', 'password_change_tokens', 'session_tokens', 'oauth_access_tokens', 'emails'] as const) {
-    await db.deleteFrom(table).where('uid', '=', uid).execute();
-  }
+/** Removes the account core's own rows (its addresses, then the account). */
+export async function deleteAccountCoreRows(db: Executor, uid: string): Promise<void> {
+  await db.deleteFrom('emails').where('uid', '=', uid).execute();
   await db.deleteFrom('accounts').where('uid', '=', uid).execute();
 }

@@ -3,8 +3,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { credentialsOf } from '../../http/auth.js';
 import { responses } from '../../http/responses.js';
 import { body, email, hex, metricsContext, redirectTo, resume, service, StringEnum, uid } from '../../http/schemas.js';
-import { isSessionVerified, type SessionWithAccount } from '../sessions/store.js';
+import { isSessionVerified } from '../sessions/index.js';
 import type { Confirmations } from './service.js';
+
+// Confirming by email: /recovery_email/* (links, the primary address) and the 6-digit code routes
+// of a session (/session/verify_code, /session/resend_code).
 
 const TAG = 'Email';
 
@@ -21,7 +24,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
       }), [], { input: false, auth: true }),
     },
   }, async (req) => {
-    const s = credentialsOf<SessionWithAccount>(req);
+    const s = credentialsOf(req, 'sessionToken');
     const sessionVerified = isSessionVerified(s);
     return { email: s.account.email, verified: sessionVerified && s.account.emailVerified, sessionVerified, emailVerified: s.account.emailVerified };
   });
@@ -67,7 +70,41 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
       response: responses(Type.Object({}), ['RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT'], { auth: true }),
     },
   }, async (req) => {
-    await confirmations.resendLink(credentialsOf<SessionWithAccount>(req), req.body.email, { service: req.body.service, redirectTo: req.body.redirectTo });
+    await confirmations.resendLink(credentialsOf(req, 'sessionToken'), req.body.email, { service: req.body.service, redirectTo: req.body.redirectTo });
+    return {};
+  });
+
+  app.post('/session/verify_code', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: ['Session'], summary: 'Confirm the session with an emailed code',
+      description: 'The 6-digit code from the sign-up or sign-in email. Confirms the session (and the address, for a sign-up). A wrong code spends one of a few tries; then a new code is needed.',
+      body: body({
+        code: Type.String({ pattern: '^[0-9]{6,8}$', description: '6 to 8 digits.' }),
+        service: Type.Optional(service),
+        scopes: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 32 })),
+        marketingOptIn: Type.Optional(Type.Boolean()),
+        newsletters: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 16 })),
+        metricsContext: Type.Optional(metricsContext),
+      }),
+      response: responses(Type.Object({}), ['INVALID_EXPIRED_OTP_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE'], { auth: true }),
+    },
+  }, async (req) => {
+    await confirmations.confirmSession(credentialsOf(req, 'sessionToken'), req.body.code, (err) =>
+      req.log.warn({ reqId: req.id, reason: (err as Error).message }, 'sign-in notice not sent'));
+    return {};
+  });
+
+  app.post('/session/resend_code', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: ['Session'], summary: 'Email a new confirmation code',
+      description: 'Sends a fresh 6-digit code for the pending sign-up or sign-in confirmation of this session; the previous code stops working. Nothing is sent when there is nothing to confirm.',
+      body: body({ type: Type.Optional(Type.Literal('upgradeSession')), service: Type.Optional(service), metricsContext: Type.Optional(metricsContext) }),
+      response: responses(Type.Object({}), ['FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT'], { auth: true }),
+    },
+  }, async (req) => {
+    await confirmations.resendCode(credentialsOf(req, 'sessionToken'), { service: req.body.service });
     return {};
   });
 };

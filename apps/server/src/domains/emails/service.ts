@@ -2,14 +2,12 @@ import { appError } from '@tessera/errors';
 import { constantTimeStringEqual } from '@tessera/protocol';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
+import type { FlowContext } from '../../http/context.js';
+import { deliveryOf } from '../../http/schemas.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Database } from '../../storage/schema.js';
-import { findAccount, markEmailVerified, type Account } from '../accounts/store.js';
-import { checkSessionCode, clearSessionCode, issueSessionCode } from '../sessions/codes.js';
-import {
-  listSessionsAwaiting, markSessionsVerifiedByVerificationId, markSessionVerified, type Session,
-} from '../sessions/store.js';
-import { describeDevice } from '../sessions/user-agent.js';
+import type { Account, AccountRecords, SigninConfirmations } from '../accounts/index.js';
+import { describeDevice, type Session, type SessionsService } from '../sessions/index.js';
 
 // Confirmation loops by email: the sign-up loop (confirms the address and the first session) and
 // the sign-in loop (confirms one new session). Each comes as a link or as a 6-digit code.
@@ -18,6 +16,8 @@ export interface ConfirmationDeps {
   db: Kysely<Database>;
   clock: Clock;
   mailer: Mailer;
+  records: AccountRecords;
+  sessions: SessionsService;
   secret: string;
   codeLifetimeMs: number;
   codeTries: number;
@@ -25,29 +25,26 @@ export interface ConfirmationDeps {
   verifyLink(params: Record<string, string | undefined>): string;
 }
 
-/** Where the user came from, carried into links so the page can send them back. */
-export interface FlowContext {
-  service?: string | undefined;
-  redirectTo?: string | undefined;
-}
-
-/** How the confirmation is delivered: `code` for email-otp / email-2fa / email-captcha, else a link. */
-export function deliveryOf(method: string | undefined): 'code' | 'link' {
-  return method === 'email-otp' || method === 'email-2fa' || method === 'email-captcha' ? 'code' : 'link';
-}
-
 function minutes(ms: number): number {
   return Math.round(ms / 60000);
 }
 
-export class Confirmations {
+export class Confirmations implements SigninConfirmations {
   constructor(private readonly deps: ConfirmationDeps) {}
+
+  /** A fresh 6-digit code for the session, valid for the configured time and tries. */
+  private issueCode(sessionId: string): Promise<string> {
+    const { deps } = this;
+    return deps.sessions.issueCode(deps.db, {
+      secret: deps.secret, sessionId, now: deps.clock.now(), lifetimeMs: deps.codeLifetimeMs, tries: deps.codeTries,
+    });
+  }
 
   /** Sign-up loop: confirms the address and the session waiting on it. */
   async sendSignup(account: Account, session: Session, method: string | undefined, ctx: FlowContext): Promise<void> {
     const { deps } = this;
     if (deliveryOf(method) === 'code') {
-      const code = await issueSessionCode(deps.db, deps.secret, session.id, deps.clock.now(), deps.codeLifetimeMs, deps.codeTries);
+      const code = await this.issueCode(session.id);
       await deps.mailer.send('verifyShortCode', account.email, account.locale, { code, minutes: minutes(deps.codeLifetimeMs) });
       return;
     }
@@ -60,7 +57,7 @@ export class Confirmations {
     const { deps } = this;
     const device = describeDevice(session.ua);
     if (deliveryOf(method) === 'code') {
-      const code = await issueSessionCode(deps.db, deps.secret, session.id, deps.clock.now(), deps.codeLifetimeMs, deps.codeTries);
+      const code = await this.issueCode(session.id);
       await deps.mailer.send('verifyLoginCode', account.email, account.locale, { code, minutes: minutes(deps.codeLifetimeMs), device });
       return;
     }
@@ -81,7 +78,7 @@ export class Confirmations {
   }
 
   private async accountOf(session: Session): Promise<Account> {
-    const account = await findAccount(this.deps.db, session.uid);
+    const account = await this.deps.records.find(this.deps.db, session.uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
     return account;
   }
@@ -113,18 +110,18 @@ export class Confirmations {
    * the session was waiting on sign-up. Wrong → 183, expired → 153, no code left → 183.
    */
   async verifySessionCode(session: Session, account: Account, code: string): Promise<{ notice: boolean }> {
-    const { db, clock, secret } = this.deps;
+    const { db, clock, secret, records, sessions } = this.deps;
     if (!session.tokenVerificationId && account.emailVerified) return { notice: false };
     const now = clock.now();
-    const result = await checkSessionCode(db, secret, session.id, code, now);
+    const result = await sessions.checkCode(db, { secret, sessionId: session.id, code, now });
     if (result === 'expired') throw appError('EXPIRED_TOKEN_VERIFICATION_CODE');
     if (result === 'none') throw appError('INVALID_EXPIRED_OTP_CODE', {}, 'Invalid or expired confirmation code: request a new code');
     if (result === 'wrong') throw appError('INVALID_EXPIRED_OTP_CODE');
     const signup = !account.emailVerified;
     await db.transaction().execute(async (trx) => {
-      if (signup) await markEmailVerified(trx, account.uid, now);
-      await markSessionVerified(trx, session.id, 'email-2fa', now);
-      await clearSessionCode(trx, session.id);
+      if (signup) await records.markEmailVerified(trx, account.uid, now);
+      await sessions.markVerified(trx, session.id, 'email-2fa', now);
+      await sessions.clearCode(trx, session.id);
     });
     return { notice: !signup };
   }
@@ -134,16 +131,16 @@ export class Confirmations {
    * address and the session that signed up; a session's tokenVerificationId confirms that session.
    */
   async verifyLinkCode(uid: string, code: string, onNoticeFailure: (err: unknown) => void = () => undefined) {
-    const { db, clock } = this.deps;
-    const account = await findAccount(db, uid);
+    const { db, clock, records, sessions } = this.deps;
+    const account = await records.find(db, uid);
     if (!account) throw appError('ACCOUNT_UNKNOWN');
     const now = clock.now();
     const isEmailCode = constantTimeStringEqual(code, account.emailCode);
-    const waiting = isEmailCode ? [] : await listSessionsAwaiting(db, uid, code);
+    const waiting = isEmailCode ? [] : await sessions.listAwaiting(db, uid, code);
     let confirmed = 0;
     await db.transaction().execute(async (trx) => {
-      if (isEmailCode) await markEmailVerified(trx, uid, now);
-      confirmed = await markSessionsVerifiedByVerificationId(trx, uid, code, 'email', now);
+      if (isEmailCode) await records.markEmailVerified(trx, uid, now);
+      confirmed = await sessions.markVerifiedByVerificationId(trx, uid, code, 'email', now);
     });
     if (!isEmailCode && confirmed === 0) throw appError('INVALID_VERIFICATION_CODE');
     // A sign-in confirmed by link gets the same notice as one confirmed by code.

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Executor } from '../tokens/store.js';
+import type { Executor } from '../../storage/executor.js';
 
 // OAuth clients and access tokens: the part stub accounts need today. The OAuth server issue adds
 // codes, refresh tokens and the grant pipelines on these tables.
@@ -49,6 +49,13 @@ export async function findClient(db: Executor, id: string): Promise<OAuthClient 
   };
 }
 
+export async function listClients(db: Executor): Promise<OAuthClient[]> {
+  const rows = await db.selectFrom('oauth_clients').select('id').orderBy('created_at').execute();
+  const out: OAuthClient[] = [];
+  for (const r of rows) out.push((await findClient(db, r.id))!);
+  return out;
+}
+
 export async function insertAccessToken(db: Executor, t: AccessToken & { profileChangedAt: number }): Promise<void> {
   await db.insertInto('oauth_access_tokens').values({
     token_hash: t.tokenHash, client_id: t.clientId, uid: t.uid, scope: t.scope.join(' '),
@@ -60,4 +67,8 @@ export async function findAccessToken(db: Executor, token: string): Promise<Acce
   const r = await db.selectFrom('oauth_access_tokens').selectAll().where('token_hash', '=', hashToken(token)).executeTakeFirst();
   if (!r) return null;
   return { tokenHash: r.token_hash, clientId: r.client_id, uid: r.uid, scope: r.scope.split(' ').filter(Boolean), createdAt: r.created_at, expiresAt: r.expires_at };
+}
+
+export async function deleteAccessTokensOf(db: Executor, uid: string): Promise<void> {
+  await db.deleteFrom('oauth_access_tokens').where('uid', '=', uid).execute();
 }

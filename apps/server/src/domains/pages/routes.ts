@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { isAppError } from '@tessera/errors';
-import type { Confirmations } from '../emails/service.js';
+import type { Confirmations } from '../emails/index.js';
 import { escapeHtml, safeRedirect, sendPage } from './html.js';
 
 // GET /verify_email and GET /complete_reset_password: where emailed links land. Until the account

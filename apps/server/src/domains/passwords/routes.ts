@@ -6,8 +6,6 @@ import { responses } from '../../http/responses.js';
 import {
   authPW, body, clientSalt, email, hex, hexUpTo, keysQuery, metricsContext, redirectTo, resume, service, sessionTokenId, uid, wrapKb,
 } from '../../http/schemas.js';
-import type { SessionWithAccount } from '../sessions/store.js';
-import type { AccountResetToken, PasswordChangeToken, PasswordForgotToken } from '../tokens/store.js';
 import type { PasswordsService } from './service.js';
 
 const TAG = 'Password';
@@ -32,7 +30,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
         keyFetchToken: Type.Optional(hex64), keyFetchToken2: Type.Optional(hex64), passwordChangeToken: hex64, verified: Type.Boolean(),
       }), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'SESSION_UNVERIFIED', 'SERVER_BUSY'], { auth: true }),
     },
-  }, async (req) => passwords.changeStart(credentialsOf<SessionWithAccount>(req), req.body.email, req.body.oldAuthPW));
+  }, async (req) => passwords.changeStart(credentialsOf(req, 'sessionTokenVerified'), req.body.email, req.body.oldAuthPW));
 
   app.post('/password/change/finish', {
     config: { auth: 'passwordChangeToken', stretches: true },
@@ -46,7 +44,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
         keyFetchToken: Type.Optional(hex64), keyFetchToken2: Type.Optional(hex64),
       }), ['SERVER_BUSY'], { auth: true }),
     },
-  }, async (req) => passwords.changeFinish(credentialsOf<PasswordChangeToken>(req), { ...req.body, keys: req.query.keys === true }, contextOf(req)));
+  }, async (req) => passwords.changeFinish(credentialsOf(req, 'passwordChangeToken'), { ...req.body, keys: req.query.keys === true }, contextOf(req)));
 
   app.post('/password/forgot/send_code', {
     config: { auth: 'none' },
@@ -68,7 +66,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
       body: body({ email: email(), service: Type.Optional(service), redirectTo: Type.Optional(redirectTo), resume: Type.Optional(resume), metricsContext: Type.Optional(metricsContext) }),
       response: responses(Type.Object(ForgotReply), ['FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT'], { auth: true }),
     },
-  }, async (req) => passwords.forgotResendCode(credentialsOf<PasswordForgotToken>(req), req.body.email));
+  }, async (req) => passwords.forgotResendCode(credentialsOf(req, 'passwordForgotToken'), req.body.email));
 
   app.get('/password/forgot/status', {
     config: { auth: 'passwordForgotToken' },
@@ -76,7 +74,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
       tags: [TAG], summary: 'Tries and time left on a forgot token',
       response: responses(Type.Object({ tries: Type.Integer(), ttl: Type.Integer() }), [], { input: false, auth: true }),
     },
-  }, async (req) => passwords.forgotStatus(credentialsOf<PasswordForgotToken>(req)));
+  }, async (req) => passwords.forgotStatus(credentialsOf(req, 'passwordForgotToken')));
 
   app.post('/password/forgot/verify_code', {
     config: { auth: 'passwordForgotToken' },
@@ -91,7 +89,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
       }),
       response: responses(Type.Object({ accountResetToken: hex64 }), ['INVALID_VERIFICATION_CODE'], { auth: true }),
     },
-  }, async (req) => passwords.forgotVerifyCode(credentialsOf<PasswordForgotToken>(req), req.body.code));
+  }, async (req) => passwords.forgotVerifyCode(credentialsOf(req, 'passwordForgotToken'), req.body.code));
 
   app.post('/password/forgot/send_otp', {
     config: { auth: 'none' },
@@ -113,7 +111,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
       tags: [TAG], summary: 'Exchange the 8-digit code for a forgot token',
       description: 'Returns a password forgot token and its code (`code`) for `/password/forgot/verify_code`, and the address to stretch the new password with.',
       body: body({ email: email(), code: Type.String({ pattern: '^[0-9]{8}$' }), metricsContext: Type.Optional(metricsContext) }),
-      response: responses(Type.Object({ code: Type.String(), emailToHashWith: Type.String(), token: hex64, uid }), ['ACCOUNT_UNKNOWN', 'INVALID_VERIFICATION_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE']),
+      response: responses(Type.Object({ code: Type.String(), emailToHashWith: Type.String(), token: hex64, uid }), ['ACCOUNT_UNKNOWN', 'RESET_PASSWORD_WITH_SECONDARY_EMAIL', 'INVALID_VERIFICATION_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE']),
     },
   }, async (req) => passwords.forgotVerifyOtp(req.body.email, req.body.code));
 
@@ -135,7 +133,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
         keyFetchToken: Type.Optional(hex64), keyFetchTokenVersion2: Type.Optional(hex64),
       }), ['RECOVERY_KEY_NOT_FOUND', 'SERVER_BUSY'], { auth: true }),
     },
-  }, async (req) => passwords.reset(credentialsOf<AccountResetToken>(req).uid, { ...req.body, keys: req.query.keys === true }, contextOf(req)));
+  }, async (req) => passwords.reset(credentialsOf(req, 'accountResetToken').uid, { ...req.body, keys: req.query.keys === true }, contextOf(req)));
 
   app.post('/password/create', {
     config: { auth: 'sessionTokenVerified', stretches: true },
@@ -145,5 +143,5 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
       body: body({ authPW, wrapKb: Type.Optional(wrapKb), ...v2Fields }),
       response: responses(Type.Object({ passwordCreated: Type.Integer({ description: 'Milliseconds since the epoch.' }) }), ['CANNOT_CREATE_PASSWORD', 'SESSION_UNVERIFIED', 'SERVER_BUSY'], { auth: true }),
     },
-  }, async (req) => passwords.create(credentialsOf<SessionWithAccount>(req), req.body));
+  }, async (req) => passwords.create(credentialsOf(req, 'sessionTokenVerified'), req.body));
 };

@@ -1,23 +1,19 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { appError } from '@tessera/errors';
+import { constantTimeStringEqual } from '@tessera/protocol';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
+import { randomDigits } from '../../crypto/random.js';
 import type { ScryptPool } from '../../crypto/scrypt-pool.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Database } from '../../storage/schema.js';
-import { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from '../accounts/password.js';
-import type { AccountsService } from '../accounts/service.js';
-import { findAccount, findAccountByEmail, markEmailVerified, updatePassword, type Account } from '../accounts/store.js';
-import { randomDigits } from '../sessions/codes.js';
-import { createKeyFetchToken, createSession } from '../sessions/service.js';
-import { deleteOtherSessions, findSession, isSessionVerified, type SessionWithAccount } from '../sessions/store.js';
 import {
-  deletePasswordForgotToken, deleteShortLivedTokens, insertPasswordChangeToken, replaceAccountResetToken,
-  replacePasswordForgotToken, setPasswordForgotPasscode, spendPasswordForgotTry, type PasswordChangeToken,
-  type PasswordForgotToken,
-} from '../tokens/store.js';
-import { mintToken } from '../tokens/token.js';
+  checkPasswordInput, matchPassword, newPassword,
+  type Account, type AccountRecords, type AccountsService, type PasswordInput,
+} from '../accounts/index.js';
+import { isSessionVerified, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
+import type { PasswordChangeToken, PasswordForgotToken, TokensService } from '../tokens/index.js';
 import { deleteForgotOtp, replaceForgotOtp, spendForgotOtpTry } from './store.js';
 
 // Every password flow of spec 1 §7 with the state rules of §4: change (start → finish), forgot
@@ -28,9 +24,13 @@ export interface PasswordsDeps {
   clock: Clock;
   scrypt: ScryptPool;
   mailer: Mailer;
+  records: AccountRecords;
   accounts: AccountsService;
+  sessions: SessionsService;
+  tokens: TokensService;
   secret: string;
-  tokens: {
+  /** Lifetimes (seconds), tries and code length of the forgot-password codes. */
+  config: {
     passwordForgotLifetime: number;
     passwordForgotTries: number;
     passwordForgotCodeLength: number;
@@ -52,13 +52,9 @@ export class PasswordsService {
     return createHmac('sha256', this.deps.secret).update(`${kind}:${key}:${code}`).digest('hex');
   }
 
-  private sameHash(a: string, b: string): boolean {
-    return timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'));
-  }
-
   /** The account a reset may start for: primary address, confirmed (else 102, 145). */
   private async accountForReset(email: string): Promise<Account> {
-    const found = await findAccountByEmail(this.deps.db, email);
+    const found = await this.deps.records.findByEmail(this.deps.db, email);
     if (!found || !found.account.emailVerified) throw appError('ACCOUNT_UNKNOWN', { email });
     if (!found.emailRecord.isPrimary) throw appError('RESET_PASSWORD_WITH_SECONDARY_EMAIL');
     return found.account;
@@ -68,21 +64,19 @@ export class PasswordsService {
 
   /** POST /password/change/start: proves the old password; returns the change and key tokens. */
   async changeStart(session: SessionWithAccount, email: string, oldAuthPW: string) {
-    const { db, clock } = this.deps;
-    this.deps.scrypt.checkCapacity();
-    const found = await findAccountByEmail(db, email);
+    const { db, clock, records, tokens } = this.deps;
+    const found = await records.findByEmail(db, email);
     if (!found || found.account.uid !== session.uid) throw appError('ACCOUNT_UNKNOWN', { email });
     const match = await this.deps.accounts.checkPassword(found.account, email, oldAuthPW);
     const now = clock.now();
-    const change = mintToken('passwordChangeToken');
-    const keyFetchToken = await db.transaction().execute(async (trx) => {
-      await insertPasswordChangeToken(trx, { id: change.id, authKey: change.authKey, uid: session.uid, createdAt: now });
+    const { passwordChangeToken, keyFetchToken } = await db.transaction().execute(async (trx) => ({
+      passwordChangeToken: await tokens.createPasswordChangeToken(trx, session.uid, now),
       // The old kB leaves only this way: in a bundle under a token the password just proved.
-      return createKeyFetchToken(trx, { uid: session.uid, kA: found.account.kA, wrapKb: match.wrapKb, sessionTokenId: null, now });
-    });
+      keyFetchToken: await tokens.createKeyFetchToken(trx, { uid: session.uid, kA: found.account.kA, wrapKb: match.wrapKb, sessionTokenId: null, now }),
+    }));
     return {
       ...(match.version === 2 ? { keyFetchToken2: keyFetchToken } : { keyFetchToken }),
-      passwordChangeToken: change.data,
+      passwordChangeToken,
       verified: found.account.emailVerified,
     };
   }
@@ -93,12 +87,11 @@ export class PasswordsService {
    * except for a v1→v2 upgrade (same password, version-2 fields added), which ends nothing.
    */
   async changeFinish(token: PasswordChangeToken, input: PasswordInput & { sessionToken?: string | undefined; keys: boolean }, ctx: RequestContext) {
-    const { db, clock, scrypt, mailer } = this.deps;
-    scrypt.checkCapacity();
+    const { db, clock, scrypt, mailer, records, sessions, tokens } = this.deps;
     checkPasswordInput(input, { requireWrapKb: true });
-    const account = await findAccount(db, token.uid);
+    const account = await records.find(db, token.uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
-    const old = input.sessionToken ? await findSession(db, input.sessionToken.toLowerCase()) : null;
+    const old = input.sessionToken ? await sessions.find(db, input.sessionToken.toLowerCase()) : null;
     if (input.sessionToken && (!old || old.uid !== account.uid)) throw appError('INVALID_TOKEN', { detail: 'sessionToken does not name a session of this account' });
 
     const upgrade = input.authPWVersion2 !== undefined && account.clientSalt === null
@@ -106,22 +99,23 @@ export class PasswordsService {
     const password = await newPassword(scrypt, input);
     const now = clock.now();
     const result = await db.transaction().execute(async (trx) => {
-      await updatePassword(trx, account.uid, { ...password.fields, verifierSetAt: now });
+      await records.updatePassword(trx, account.uid, { ...password.fields, verifierSetAt: now });
       if (upgrade) return null;
-      await deleteOtherSessions(trx, account.uid, null);
-      await deleteShortLivedTokens(trx, account.uid);
-      await trx.deleteFrom('oauth_access_tokens').where('uid', '=', account.uid).execute();
-      if (!old) return null;
-      const created = await createSession(trx, {
-        uid: account.uid, now, ctx, tokenVerificationId: old.tokenVerificationId, mustVerify: old.mustVerify,
-        reason: (old.verificationReason as 'login' | null) ?? null, verifiedWith: old.verificationMethod, authAt: now,
-      });
+      // The caller's new session is made first and kept; every other session, token and grant ends.
+      const created = old
+        ? await sessions.create(trx, {
+            uid: account.uid, now, ctx, tokenVerificationId: old.tokenVerificationId, mustVerify: old.mustVerify,
+            reason: (old.verificationReason as 'login' | null) ?? null, verifiedWith: old.verificationMethod, authAt: now,
+          })
+        : null;
+      await records.passwordChanged(trx, account.uid, { sessionTokenId: created?.session.id ?? null });
+      if (!created) return null;
       const verified = isSessionVerified(created.session);
       const kft = input.keys
-        ? await createKeyFetchToken(trx, { uid: account.uid, kA: account.kA, wrapKb: password.wrapKb, sessionTokenId: verified ? null : created.session.id, now })
+        ? await tokens.createKeyFetchToken(trx, { uid: account.uid, kA: account.kA, wrapKb: password.wrapKb, sessionTokenId: verified ? null : created.session.id, now })
         : undefined;
       const kft2 = input.keys && password.wrapKbV2
-        ? await createKeyFetchToken(trx, { uid: account.uid, kA: account.kA, wrapKb: password.wrapKbV2, sessionTokenId: verified ? null : created.session.id, now })
+        ? await tokens.createKeyFetchToken(trx, { uid: account.uid, kA: account.kA, wrapKb: password.wrapKbV2, sessionTokenId: verified ? null : created.session.id, now })
         : undefined;
       return { session: created, kft, kft2, verified };
     });
@@ -145,29 +139,26 @@ export class PasswordsService {
   // ---- forgot (code + token) ------------------------------------------------------------------
 
   private async issueForgotToken(account: Account): Promise<{ data: string; token: PasswordForgotToken; code: string }> {
-    const { db, clock, tokens } = this.deps;
-    const t = mintToken('passwordForgotToken');
-    const code = randomDigits(tokens.passwordForgotCodeLength);
-    const token: PasswordForgotToken = {
-      id: t.id, authKey: t.authKey, uid: account.uid, createdAt: clock.now(),
-      passcodeHash: this.hash('forgot', t.id, code), tries: tokens.passwordForgotTries, verificationMethod: null,
-    };
-    await replacePasswordForgotToken(db, token);
-    return { data: t.data, token, code };
+    const { db, clock, config } = this.deps;
+    const code = randomDigits(config.passwordForgotCodeLength);
+    const { data, token } = await this.deps.tokens.createPasswordForgotToken(db, {
+      uid: account.uid, now: clock.now(), tries: config.passwordForgotTries, passcodeHash: (id) => this.hash('forgot', id, code),
+    });
+    return { data, token, code };
   }
 
   private forgotReply(token: PasswordForgotToken) {
-    const { clock, tokens } = this.deps;
+    const { clock, config } = this.deps;
     return {
-      ttl: Math.max(0, Math.ceil((token.createdAt + tokens.passwordForgotLifetime * 1000 - clock.now()) / 1000)),
-      codeLength: tokens.passwordForgotCodeLength,
+      ttl: Math.max(0, Math.ceil((token.createdAt + config.passwordForgotLifetime * 1000 - clock.now()) / 1000)),
+      codeLength: config.passwordForgotCodeLength,
       tries: token.tries,
     };
   }
 
   private async mailForgotCode(account: Account, data: string, code: string, ctx: { service?: string | undefined; redirectTo?: string | undefined }) {
     const link = this.deps.resetLink({ email: account.email, code, token: data, service: ctx.service, redirectTo: ctx.redirectTo });
-    await this.deps.mailer.send('recoveryEmail', account.email, account.locale, { link, code, minutes: Math.round(this.deps.tokens.passwordForgotLifetime / 60) });
+    await this.deps.mailer.send('recoveryEmail', account.email, account.locale, { link, code, minutes: Math.round(this.deps.config.passwordForgotLifetime / 60) });
   }
 
   /** POST /password/forgot/send_code: one forgot token per account; a new one voids the old. */
@@ -177,7 +168,7 @@ export class PasswordsService {
     try {
       await this.mailForgotCode(account, data, code, ctx);
     } catch (err) {
-      await deletePasswordForgotToken(this.deps.db, token.id);
+      await this.deps.tokens.deletePasswordForgotToken(this.deps.db, token.id);
       throw err;
     }
     return { passwordForgotToken: data, ...this.forgotReply(token) };
@@ -188,11 +179,12 @@ export class PasswordsService {
    * so the reply's ttl and tries are what is left of them. The client keeps the token it has.
    */
   async forgotResendCode(token: PasswordForgotToken, email: string) {
-    const account = await findAccount(this.deps.db, token.uid);
+    const { db, records, tokens } = this.deps;
+    const account = await records.find(db, token.uid);
     if (!account || account.email.toLowerCase() !== email.toLowerCase()) throw appError('INVALID_TOKEN', { detail: 'The token is for another address' });
-    const code = randomDigits(this.deps.tokens.passwordForgotCodeLength);
-    await setPasswordForgotPasscode(this.deps.db, token.id, this.hash('forgot', token.id, code));
-    await this.deps.mailer.send('recoveryEmail', account.email, account.locale, { code, minutes: Math.round(this.deps.tokens.passwordForgotLifetime / 60) });
+    const code = randomDigits(this.deps.config.passwordForgotCodeLength);
+    await tokens.setPasswordForgotPasscode(db, token.id, this.hash('forgot', token.id, code));
+    await this.deps.mailer.send('recoveryEmail', account.email, account.locale, { code, minutes: Math.round(this.deps.config.passwordForgotLifetime / 60) });
     return this.forgotReply(token);
   }
 
@@ -208,35 +200,34 @@ export class PasswordsService {
    * wrong try deletes the token, so a new code must be requested.
    */
   async forgotVerifyCode(token: PasswordForgotToken, code: string) {
-    const { db, clock } = this.deps;
-    const left = await spendPasswordForgotTry(db, token.id);
+    const { db, clock, tokens } = this.deps;
+    const left = await tokens.spendPasswordForgotTry(db, token.id);
     if (left === null) throw appError('INVALID_TOKEN', { detail: 'No tries left: request a new code' });
-    if (!this.sameHash(token.passcodeHash, this.hash('forgot', token.id, code))) {
-      if (left === 0) await deletePasswordForgotToken(db, token.id);
+    if (!constantTimeStringEqual(token.passcodeHash, this.hash('forgot', token.id, code))) {
+      if (left === 0) await tokens.deletePasswordForgotToken(db, token.id);
       throw appError('INVALID_VERIFICATION_CODE', { tries: left, ttl: this.forgotReply(token).ttl });
     }
-    const reset = mintToken('accountResetToken');
-    await db.transaction().execute(async (trx) => {
-      if (!(await deletePasswordForgotToken(trx, token.id))) throw appError('INVALID_TOKEN', { detail: 'Token already used' });
-      await replaceAccountResetToken(trx, { id: reset.id, authKey: reset.authKey, uid: token.uid, createdAt: clock.now(), verificationMethod: token.verificationMethod });
+    const accountResetToken = await db.transaction().execute(async (trx) => {
+      if (!(await tokens.deletePasswordForgotToken(trx, token.id))) throw appError('INVALID_TOKEN', { detail: 'Token already used' });
+      return tokens.createAccountResetToken(trx, token.uid, clock.now(), token.verificationMethod);
     });
-    return { accountResetToken: reset.data };
+    return { accountResetToken };
   }
 
   // ---- forgot (one-time code) -------------------------------------------------------------
 
   /** POST /password/forgot/send_otp: an 8-digit code, valid 10 minutes, one per account. */
   async forgotSendOtp(email: string): Promise<void> {
-    const { db, clock, tokens, mailer } = this.deps;
+    const { db, clock, config, mailer } = this.deps;
     const account = await this.accountForReset(email);
     const code = randomDigits(8);
     const now = clock.now();
     await replaceForgotOtp(db, {
-      uid: account.uid, codeHash: this.hash('otp', account.uid, code), expiresAt: now + tokens.passwordForgotOtpLifetime * 1000,
-      tries: tokens.passwordForgotOtpTries, now,
+      uid: account.uid, codeHash: this.hash('otp', account.uid, code), expiresAt: now + config.passwordForgotOtpLifetime * 1000,
+      tries: config.passwordForgotOtpTries, now,
     });
     try {
-      await mailer.send('passwordForgotOtp', account.email, account.locale, { code, minutes: Math.round(tokens.passwordForgotOtpLifetime / 60) });
+      await mailer.send('passwordForgotOtp', account.email, account.locale, { code, minutes: Math.round(config.passwordForgotOtpLifetime / 60) });
     } catch (err) {
       await deleteForgotOtp(db, account.uid);
       throw err;
@@ -250,7 +241,7 @@ export class PasswordsService {
     const spent = await spendForgotOtpTry(db, account.uid, clock.now());
     if (spent === 'expired') throw appError('EXPIRED_TOKEN_VERIFICATION_CODE');
     if (spent === 'none') throw appError('INVALID_VERIFICATION_CODE', {}, 'Invalid confirmation code: request a new code');
-    if (!this.sameHash(spent.codeHash, this.hash('otp', account.uid, code))) {
+    if (!constantTimeStringEqual(spent.codeHash, this.hash('otp', account.uid, code))) {
       if (spent.triesLeft === 0) await deleteForgotOtp(db, account.uid);
       throw appError('INVALID_VERIFICATION_CODE', { tries: spent.triesLeft });
     }
@@ -271,8 +262,7 @@ export class PasswordsService {
     input: PasswordInput & { recoveryKeyId?: string | undefined; sessionToken?: boolean | undefined; keys: boolean },
     ctx: RequestContext,
   ) {
-    const { db, clock, scrypt, mailer } = this.deps;
-    scrypt.checkCapacity();
+    const { db, clock, scrypt, mailer, records, sessions, tokens } = this.deps;
     checkPasswordInput(input);
     const v2 = input.authPWVersion2 !== undefined;
     if (input.wrapKb !== undefined && !v2 && input.recoveryKeyId === undefined) {
@@ -285,20 +275,18 @@ export class PasswordsService {
     if (input.keys && input.sessionToken !== true) {
       throw appError('MISSING_PARAMETER', { param: 'sessionToken' }, 'Missing parameter in request body: sessionToken (keys=true needs a new session)');
     }
-    const account = await findAccount(db, uid);
+    const account = await records.find(db, uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
     const password = await newPassword(scrypt, input);
     const now = clock.now();
     const result = await db.transaction().execute(async (trx) => {
-      await updatePassword(trx, uid, { ...password.fields, verifierSetAt: now, keysChangedAt: now });
-      await markEmailVerified(trx, uid, now);
-      await deleteOtherSessions(trx, uid, null);
-      await deleteShortLivedTokens(trx, uid);
-      await trx.deleteFrom('oauth_access_tokens').where('uid', '=', uid).execute();
+      await records.updatePassword(trx, uid, { ...password.fields, verifierSetAt: now, keysChangedAt: now });
+      await records.markEmailVerified(trx, uid, now);
+      await records.passwordReset(trx, uid);
       if (!input.sessionToken) return null;
-      const created = await createSession(trx, { uid, now, ctx, tokenVerificationId: null, mustVerify: false, reason: null, verifiedWith: 'email' });
-      const kft = input.keys ? await createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKb, sessionTokenId: null, now }) : undefined;
-      const kft2 = input.keys && password.wrapKbV2 ? await createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKbV2, sessionTokenId: null, now }) : undefined;
+      const created = await sessions.create(trx, { uid, now, ctx, tokenVerificationId: null, mustVerify: false, reason: null, verifiedWith: 'email' });
+      const kft = input.keys ? await tokens.createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKb, sessionTokenId: null, now }) : undefined;
+      const kft2 = input.keys && password.wrapKbV2 ? await tokens.createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKbV2, sessionTokenId: null, now }) : undefined;
       return { created, kft, kft2 };
     });
     await this.notify(mailer, account, 'passwordReset', now);
@@ -318,13 +306,12 @@ export class PasswordsService {
 
   /** POST /password/create: the first password of an account that has none (206 otherwise). */
   async create(session: SessionWithAccount, input: PasswordInput) {
-    const { db, clock, scrypt } = this.deps;
-    scrypt.checkCapacity();
+    const { db, clock, scrypt, records } = this.deps;
     checkPasswordInput(input);
     if (session.account.verifierSetAt > 0) throw appError('CANNOT_CREATE_PASSWORD');
     const password = await newPassword(scrypt, input);
     const now = clock.now();
-    if (!(await updatePassword(db, session.uid, { ...password.fields, verifierSetAt: now }, { onlyIfUnset: true }))) {
+    if (!(await records.updatePassword(db, session.uid, { ...password.fields, verifierSetAt: now }, { onlyIfUnset: true }))) {
       throw appError('CANNOT_CREATE_PASSWORD');
     }
     return { passwordCreated: now };

@@ -1,4 +1,4 @@
-import type { Executor } from '../tokens/store.js';
+import type { Executor } from '../../storage/executor.js';
 
 // The 8-digit code of /password/forgot/send_otp: one per account, hashed, with tries.
 

@@ -1,5 +1,7 @@
-import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
-import type { Executor } from '../tokens/store.js';
+import { createHmac } from 'node:crypto';
+import { constantTimeStringEqual } from '@tessera/protocol';
+import { randomDigits } from '../../crypto/random.js';
+import type { Executor } from '../../storage/executor.js';
 
 // The 6-digit codes that confirm a session (sign-up or sign-in), kept on the session row as an
 // HMAC keyed by the server secret and the session id: a leaked database does not reveal them,
@@ -7,12 +9,6 @@ import type { Executor } from '../tokens/store.js';
 
 export function codeHash(secret: string, sessionId: string, code: string): string {
   return createHmac('sha256', secret).update(`session-code:${sessionId}:${code}`).digest('hex');
-}
-
-export function randomDigits(length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) out += String(randomInt(10));
-  return out;
 }
 
 /** Issues a fresh code for the session, replacing any earlier one. */
@@ -44,8 +40,7 @@ export async function checkSessionCode(db: Executor, secret: string, sessionId: 
     .where('code_tries', '>', 0)
     .executeTakeFirst();
   if (Number(spent.numUpdatedRows) === 0) return 'none';
-  const given = Buffer.from(codeHash(secret, sessionId, code), 'hex');
-  if (timingSafeEqual(Buffer.from(row.code_hash, 'hex'), given)) return 'ok';
+  if (constantTimeStringEqual(row.code_hash, codeHash(secret, sessionId, code))) return 'ok';
   await db.updateTable('session_tokens')
     .set({ code_hash: null, code_expires_at: null, code_tries: null })
     .where('token_id', '=', sessionId).where('code_hash', '=', row.code_hash).where('code_tries', '<=', 0)

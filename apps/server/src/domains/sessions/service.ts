@@ -1,13 +1,14 @@
 import { appError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
+import { mintToken } from '../../crypto/tokens.js';
 import type { RequestContext } from '../../http/context.js';
+import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
-import { createKeyBundle } from '@tessera/protocol';
-import { insertKeyFetchToken, type Executor } from '../tokens/store.js';
-import { mintToken } from '../tokens/token.js';
+import { checkSessionCode, clearSessionCode, issueSessionCode, type CodeCheck } from './codes.js';
 import {
-  deleteSession, findSession, insertSession, isSessionVerified, touchSession,
+  deleteSession, findSession, insertSession, isSessionVerified, listSessionsAwaiting, markSessionsVerifiedByVerificationId,
+  markSessionVerified, setSessionAuthAt, touchSession,
   type Session, type SessionWithAccount, type VerificationMethodName,
 } from './store.js';
 import { parseUserAgent } from './user-agent.js';
@@ -27,7 +28,7 @@ export interface SessionStart {
 }
 
 /** Mints a session token and stores it; `data` goes to the client once and is never stored. */
-export async function createSession(db: Executor, s: SessionStart): Promise<{ data: string; session: Session }> {
+async function createSession(db: Executor, s: SessionStart): Promise<{ data: string; session: Session }> {
   const token = mintToken('sessionToken');
   const verified = s.tokenVerificationId === null;
   const session: Session = {
@@ -46,18 +47,6 @@ export async function createSession(db: Executor, s: SessionStart): Promise<{ da
   };
   await insertSession(db, session);
   return { data: token.data, session };
-}
-
-/** Mints a keyFetchToken whose bundle holds kA and this password's wrapKb. */
-export async function createKeyFetchToken(
-  db: Executor, k: { uid: string; kA: string; wrapKb: string; sessionTokenId: string | null; now: number },
-): Promise<string> {
-  const token = mintToken('keyFetchToken');
-  await insertKeyFetchToken(db, {
-    id: token.id, authKey: token.authKey, uid: k.uid, keyBundle: createKeyBundle(token.bundleKey, k.kA, k.wrapKb),
-    sessionTokenId: k.sessionTokenId, createdAt: k.now,
-  });
-  return token.data;
 }
 
 /** The verification state every sign-in style response reports (spec 1 §3). */
@@ -88,6 +77,57 @@ const TOUCH_INTERVAL_MS = 60 * 60 * 1000;
 
 export class SessionsService {
   constructor(private readonly deps: SessionsDeps) {}
+
+  // ---- for other domains: every method takes the executor first (inside or outside a transaction)
+
+  /** Mints a session token and stores it; `data` goes to the client once and is never stored. */
+  create(db: Executor, start: SessionStart): Promise<{ data: string; session: Session }> {
+    return createSession(db, start);
+  }
+
+  find(db: Executor, id: string): Promise<Session | null> {
+    return findSession(db, id);
+  }
+
+  delete(db: Executor, id: string): Promise<boolean> {
+    return deleteSession(db, id);
+  }
+
+  /** The password was proven again on this session (reauth). */
+  setAuthAt(db: Executor, id: string, authAt: number): Promise<void> {
+    return setSessionAuthAt(db, id, authAt);
+  }
+
+  /** Confirms one session; false when it was already confirmed or is gone. */
+  markVerified(db: Executor, id: string, method: VerificationMethodName, now: number): Promise<boolean> {
+    return markSessionVerified(db, id, method, now);
+  }
+
+  /** Confirms the sessions waiting on an emailed link's tokenVerificationId; how many. */
+  markVerifiedByVerificationId(db: Executor, uid: string, tokenVerificationId: string, method: VerificationMethodName, now: number): Promise<number> {
+    return markSessionsVerifiedByVerificationId(db, uid, tokenVerificationId, method, now);
+  }
+
+  /** The sessions still waiting on this tokenVerificationId. */
+  listAwaiting(db: Executor, uid: string, tokenVerificationId: string): Promise<Session[]> {
+    return listSessionsAwaiting(db, uid, tokenVerificationId);
+  }
+
+  /** A fresh 6-digit confirmation code for the session (replaces any earlier one); returns it. */
+  issueCode(db: Executor, c: { secret: string; sessionId: string; now: number; lifetimeMs: number; tries: number }): Promise<string> {
+    return issueSessionCode(db, c.secret, c.sessionId, c.now, c.lifetimeMs, c.tries);
+  }
+
+  /** Checks a confirmation code, spending one try (see codes.ts). */
+  checkCode(db: Executor, c: { secret: string; sessionId: string; code: string; now: number }): Promise<CodeCheck> {
+    return checkSessionCode(db, c.secret, c.sessionId, c.code, c.now);
+  }
+
+  clearCode(db: Executor, sessionId: string): Promise<void> {
+    return clearSessionCode(db, sessionId);
+  }
+
+  // ---- the session routes
 
   /**
    * The auth strategy's check: expired sessions are refused (and removed). Synchronous unless it

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { preparedQuery } from '../../storage/prepared.js';
 import type { Database, SessionTokensTable } from '../../storage/schema.js';
-import type { Executor } from '../tokens/store.js';
+import type { Executor } from '../../storage/executor.js';
 
 /** How a session was confirmed, as stored (protocol.md §2.3). */
 export const VERIFICATION_METHODS = { email: 0, 'email-2fa': 1, 'totp-2fa': 2, 'recovery-code': 3 } as const;
@@ -94,7 +94,9 @@ export async function insertSession(db: Executor, s: Session): Promise<void> {
   }).execute();
 }
 
-// Behind every session-authenticated request: compiled once, run with the id.
+// Behind every session-authenticated request: compiled once, run with the id. It joins the account
+// core's table read-only — the one read of another domain's table, kept because this lookup runs
+// on every authenticated request (one indexed query instead of two); writes go through services.
 const sessionWithAccount = preparedQuery<SessionWithAccountRow, [string]>((db) => db
   .selectFrom('session_tokens as s')
   .innerJoin('accounts as a', 'a.uid', 's.uid')
@@ -123,11 +125,6 @@ export async function findSession(db: Executor, id: string): Promise<Session | n
   return row ? rowToSession(row) : null;
 }
 
-export async function listSessions(db: Executor, uid: string): Promise<Session[]> {
-  const rows = await db.selectFrom('session_tokens').selectAll().where('uid', '=', uid).orderBy('created_at').execute();
-  return rows.map(rowToSession);
-}
-
 /** The sessions still waiting on this tokenVerificationId (an emailed sign-in link). */
 export async function listSessionsAwaiting(db: Executor, uid: string, tokenVerificationId: string): Promise<Session[]> {
   const rows = await db.selectFrom('session_tokens').selectAll().where('uid', '=', uid).where('token_verification_id', '=', tokenVerificationId).execute();
@@ -139,7 +136,7 @@ export async function deleteSession(db: Executor, id: string): Promise<boolean> 
   return Number(r.numDeletedRows) === 1;
 }
 
-/** Deletes every session of the account but `keepId`; returns how many went. */
+/** Deletes every session of the account but `keepId` (account deletion, password change and reset). */
 export async function deleteOtherSessions(db: Executor, uid: string, keepId: string | null): Promise<number> {
   let q = db.deleteFrom('session_tokens').where('uid', '=', uid);
   if (keepId) q = q.where('token_id', '!=', keepId);

@@ -1,9 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../../storage/schema.js';
+import type { Executor } from '../../storage/executor.js';
 
 // The short-lived onepw tokens: keyFetch, accountReset, passwordForgot, passwordChange.
-
-export type Executor = Kysely<Database> | Transaction<Database>;
 
 export interface KeyFetchToken {
   id: string;
@@ -11,8 +8,8 @@ export interface KeyFetchToken {
   uid: string;
   keyBundle: string;
   createdAt: number;
-  /** Session confirmed (or none required) and account email verified. */
-  verified: boolean;
+  /** The session it was minted with: usable once that session is confirmed (null: none needed). */
+  sessionTokenId: string | null;
 }
 
 export async function insertKeyFetchToken(
@@ -26,26 +23,17 @@ export async function insertKeyFetchToken(
 }
 
 export async function findKeyFetchToken(db: Executor, id: string): Promise<KeyFetchToken | null> {
-  const row = await db
-    .selectFrom('key_fetch_tokens as k')
-    .innerJoin('accounts as a', 'a.uid', 'k.uid')
-    .leftJoin('session_tokens as s', 's.token_id', 'k.session_token_id')
-    .select(['k.token_id', 'k.auth_key', 'k.uid', 'k.key_bundle', 'k.created_at', 'k.session_token_id', 'a.email_verified', 's.token_id as session_id', 's.token_verification_id'])
-    .where('k.token_id', '=', id)
-    .executeTakeFirst();
-  if (!row) return null;
-  // A token minted with a session is usable once that session is confirmed; if the session is
-  // gone, so is the proof the token ever had.
-  const sessionOk = row.session_token_id === null || (row.session_id !== null && row.token_verification_id === null);
-  return {
-    id: row.token_id, authKey: row.auth_key, uid: row.uid, keyBundle: row.key_bundle, createdAt: row.created_at,
-    verified: sessionOk && row.email_verified === 1,
-  };
+  const r = await db.selectFrom('key_fetch_tokens').selectAll().where('token_id', '=', id).executeTakeFirst();
+  return r ? { id: r.token_id, authKey: r.auth_key, uid: r.uid, keyBundle: r.key_bundle, createdAt: r.created_at, sessionTokenId: r.session_token_id } : null;
 }
 
 export async function deleteKeyFetchToken(db: Executor, id: string): Promise<boolean> {
   const r = await db.deleteFrom('key_fetch_tokens').where('token_id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;
+}
+
+export async function deleteKeyFetchTokensOfSession(db: Executor, sessionTokenId: string): Promise<void> {
+  await db.deleteFrom('key_fetch_tokens').where('session_token_id', '=', sessionTokenId).execute();
 }
 
 export interface AccountResetToken {
@@ -142,7 +130,7 @@ export async function deletePasswordChangeToken(db: Executor, id: string): Promi
   return Number(r.numDeletedRows) === 1;
 }
 
-/** Every short-lived token of an account (password change and reset revoke them all). */
+/** Every short-lived token of an account (deletion, password change and reset revoke them all). */
 export async function deleteShortLivedTokens(db: Executor, uid: string): Promise<void> {
   await db.deleteFrom('key_fetch_tokens').where('uid', '=', uid).execute();
   await db.deleteFrom('account_reset_tokens').where('uid', '=', uid).execute();

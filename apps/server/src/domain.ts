@@ -1,0 +1,111 @@
+import type { FastifyInstance, FastifyPluginAsync, FastifyTypeProvider, RawServerDefault } from 'fastify';
+import type { StrategyMap } from './http/auth.js';
+import type { Trx } from './storage/executor.js';
+
+// The contract every domain folder keeps (README "Layout", portal ADR 0001). A domain is
+// `domains/<name>/` with the role files it needs — routes.ts (schemas + thin handlers), service.ts
+// (rules), store.ts (its tables' queries), config.ts (its config slice) — and index.ts, its only
+// public face. The index exports a factory `create<Name>Domain(deps)` that takes the domain's
+// declared dependencies (platform pieces and the services of domains composed before it) and
+// returns a `Domain`: its service, its routes, the auth strategies it contributes and its account
+// lifecycle hooks. `app.ts` calls the factories in order and hands the list to `composeDomains`.
+
+/**
+ * What a domain does when something happens to a whole account. Each hook runs inside the
+ * caller's transaction and touches only its own domain's tables, so the account-wide change
+ * commits or rolls back as one.
+ */
+export interface AccountHooks {
+  /** The account is being deleted: remove every row of it (the account core deletes its own rows last). */
+  onAccountDeleted?(trx: Trx, uid: string): Promise<void>;
+  /**
+   * A password change finished: end what the old password granted. `keep.sessionTokenId` is the
+   * session the caller continues with (already created); whatever belongs to it survives.
+   */
+  onPasswordChanged?(trx: Trx, uid: string, keep: { sessionTokenId: string | null }): Promise<void>;
+  /** The password was reset (kB may be new): end every session, token and grant of the account. */
+  onPasswordReset?(trx: Trx, uid: string): Promise<void>;
+}
+
+export type RoutesPlugin = (app: FastifyInstance) => Promise<void>;
+
+/** A routes plugin bound to its options (the domain's services), as `Domain.routes` takes it. */
+export function routesOf<O extends Record<string, unknown>, P extends FastifyTypeProvider>(
+  plugin: FastifyPluginAsync<O, RawServerDefault, P>, options: O,
+): RoutesPlugin {
+  return async (app) => {
+    // The type provider only shapes handler types inside the plugin; Fastify registers it as is.
+    await app.register(plugin as unknown as FastifyPluginAsync<O>, options);
+  };
+}
+
+export interface Domain<S = unknown> {
+  /** The folder name under domains/. */
+  name: string;
+  service: S;
+  /** Routes under /v1. */
+  routes?: RoutesPlugin;
+  /** Routes at the server root (pages that emailed links open, /.well-known documents). */
+  rootRoutes?: RoutesPlugin;
+  /** Auth strategies, by the name routes use in `config.auth`. */
+  strategies?: StrategyMap;
+  hooks?: AccountHooks;
+}
+
+type HookName = keyof AccountHooks;
+
+/**
+ * The account lifecycle: every domain's hooks, run in reverse composition order (a domain's rows
+ * go before those of the domains it was built on). Filled once, after every domain is created;
+ * services built earlier hold it and call it at request time.
+ */
+export class AccountLifecycle {
+  private hooks: { name: string; hooks: AccountHooks }[] = [];
+
+  register(name: string, hooks: AccountHooks): void {
+    this.hooks.unshift({ name, hooks });
+  }
+
+  /** The domains that declared `hook` (for tests and docs). */
+  domainsWith(hook: HookName): string[] {
+    return this.hooks.filter((h) => h.hooks[hook]).map((h) => h.name);
+  }
+
+  /** A copy without one domain's hooks: how the deletion contract test proves it would notice. */
+  without(name: string): AccountLifecycle {
+    const copy = new AccountLifecycle();
+    copy.hooks = this.hooks.filter((h) => h.name !== name);
+    return copy;
+  }
+
+  async accountDeleted(trx: Trx, uid: string): Promise<void> {
+    for (const { hooks } of this.hooks) await hooks.onAccountDeleted?.(trx, uid);
+  }
+
+  async passwordChanged(trx: Trx, uid: string, keep: { sessionTokenId: string | null }): Promise<void> {
+    for (const { hooks } of this.hooks) await hooks.onPasswordChanged?.(trx, uid, keep);
+  }
+
+  async passwordReset(trx: Trx, uid: string): Promise<void> {
+    for (const { hooks } of this.hooks) await hooks.onPasswordReset?.(trx, uid);
+  }
+}
+
+/**
+ * Collects what the domains contribute: one strategy map (a name taken twice is a startup error)
+ * and the lifecycle hooks. Routes are registered by the caller, which knows the prefixes.
+ */
+export function composeDomains(domains: Domain[], lifecycle: AccountLifecycle): { strategies: StrategyMap } {
+  const strategies: StrategyMap = {};
+  const names = new Set<string>();
+  for (const domain of domains) {
+    if (names.has(domain.name)) throw new Error(`domain ${domain.name} is composed twice`);
+    names.add(domain.name);
+    for (const [name, strategy] of Object.entries(domain.strategies ?? {})) {
+      if (strategies[name as keyof StrategyMap]) throw new Error(`auth strategy ${name} is contributed by two domains`);
+      (strategies as Record<string, unknown>)[name] = strategy;
+    }
+    if (domain.hooks) lifecycle.register(domain.name, domain.hooks);
+  }
+  return { strategies };
+}

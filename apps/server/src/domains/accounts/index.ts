@@ -1,0 +1,53 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { ScryptPool } from '../../crypto/scrypt-pool.js';
+import { routesOf, type AccountLifecycle, type Domain } from '../../domain.js';
+import type { Database } from '../../storage/schema.js';
+import type { OAuthService } from '../oauth/index.js';
+import type { SessionsService } from '../sessions/index.js';
+import type { TokensService } from '../tokens/index.js';
+import { AccountRecords } from './records.js';
+import { accountRoutes } from './routes.js';
+import { AccountsService, type SigninConfirmations, type SigninPolicy } from './service.js';
+import { AccountSetupService } from './setup.js';
+
+// The accounts domain, the account core: account and address rows (AccountRecords, which other
+// domains read and whose deletion runs every domain's lifecycle hooks), sign-up, sign-in, keys,
+// deletion and stub accounts.
+
+export { AccountRecords } from './records.js';
+export { AccountsService, type SigninConfirmations } from './service.js';
+export { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
+export type { Account, EmailRecord } from './store.js';
+
+/** The account core's records; built before the domains that read accounts (emails, passwords). */
+export function createAccountRecords(deps: { db: Kysely<Database>; lifecycle: AccountLifecycle }): AccountRecords {
+  return new AccountRecords(deps);
+}
+
+export interface AccountsDomainDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  scrypt: ScryptPool;
+  records: AccountRecords;
+  sessions: SessionsService;
+  tokens: TokensService;
+  oauth: OAuthService;
+  confirmations: SigninConfirmations;
+  signin: SigninPolicy;
+  /** Key for the setup tokens' HMAC. */
+  secret: string;
+  /** The server's public URL: the setup tokens' issuer. */
+  issuer: string;
+  /** Where failures that must not fail the request go (an undeliverable sign-in notice). */
+  warn: (message: string, err: unknown) => void;
+}
+
+const DAY_MS = 86_400_000;
+
+export function createAccountsDomain(deps: AccountsDomainDeps): Domain<AccountsService> {
+  const accounts = new AccountsService(deps);
+  const setup = new AccountSetupService({ ...deps, accessTokenTtlMs: DAY_MS, setupTokenTtlMs: 30 * DAY_MS });
+  // No hooks: the account core's own rows go last, in AccountRecords.deleteAccount.
+  return { name: 'accounts', service: accounts, routes: routesOf(accountRoutes, { accounts, setup }) };
+}

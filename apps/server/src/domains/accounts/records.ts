@@ -1,0 +1,67 @@
+import type { Kysely } from 'kysely';
+import type { AccountLifecycle } from '../../domain.js';
+import { normalizeEmail } from '../../email-address.js';
+import type { Executor, Trx } from '../../storage/executor.js';
+import type { Database } from '../../storage/schema.js';
+import {
+  deleteAccountCoreRows, findAccount, findAccountByEmail, insertAccount, insertEmail, listEmails, markEmailVerified,
+  updatePassword, type Account, type EmailRecord, type PasswordFields,
+} from './store.js';
+
+// The account core as other domains see it: reading and writing account rows, and the
+// account-wide events (deletion, password change, reset) that every domain's hooks follow.
+
+export class AccountRecords {
+  constructor(private readonly deps: { db: Kysely<Database>; lifecycle: AccountLifecycle }) {}
+
+  find(db: Executor, uid: string): Promise<Account | null> {
+    return findAccount(db, uid);
+  }
+
+  /** The account owning an address, and that address's record (primary or not). */
+  findByEmail(db: Executor, email: string): Promise<{ account: Account; emailRecord: EmailRecord } | null> {
+    return findAccountByEmail(db, email);
+  }
+
+  listEmails(db: Executor, uid: string): Promise<EmailRecord[]> {
+    return listEmails(db, uid);
+  }
+
+  /** A new account with `account.email` as its primary, unconfirmed address. */
+  async insert(db: Executor, account: Account): Promise<void> {
+    await insertAccount(db, account);
+    await insertEmail(db, {
+      email: account.email, normalizedEmail: normalizeEmail(account.email), uid: account.uid, emailCode: account.emailCode,
+      isVerified: false, isPrimary: true, verifiedAt: null, createdAt: account.createdAt,
+    });
+  }
+
+  /** Marks the primary address verified; false when it already was. */
+  markEmailVerified(db: Executor, uid: string, now: number): Promise<boolean> {
+    return markEmailVerified(db, uid, now);
+  }
+
+  /** Writes new password fields; with `onlyIfUnset`, only on an account that has no password yet. */
+  updatePassword(db: Executor, uid: string, fields: PasswordFields, options: { onlyIfUnset?: boolean } = {}): Promise<boolean> {
+    return updatePassword(db, uid, fields, options);
+  }
+
+  /** Deletes the account: every domain's rows (their hooks), then its own, in one transaction. */
+  async deleteAccount(uid: string, trx?: Trx): Promise<void> {
+    const run = async (t: Trx) => {
+      await this.deps.lifecycle.accountDeleted(t, uid);
+      await deleteAccountCoreRows(t, uid);
+    };
+    await (trx ? run(trx) : this.deps.db.transaction().execute(run));
+  }
+
+  /** A password change finished: other domains end what the old password granted. */
+  passwordChanged(trx: Trx, uid: string, keep: { sessionTokenId: string | null }): Promise<void> {
+    return this.deps.lifecycle.passwordChanged(trx, uid, keep);
+  }
+
+  /** A password reset: other domains end every session, token and grant of the account. */
+  passwordReset(trx: Trx, uid: string): Promise<void> {
+    return this.deps.lifecycle.passwordReset(trx, uid);
+  }
+}

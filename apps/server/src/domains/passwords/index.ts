@@ -1,0 +1,24 @@
+import { routesOf, type Domain } from '../../domain.js';
+import { passwordRoutes } from './routes.js';
+import { PasswordsService, type PasswordsDeps } from './service.js';
+import { deleteForgotOtp } from './store.js';
+
+// The passwords domain: change, forgot (code and one-time code), reset, and a first password for
+// accounts without one. Its own table holds the one-time codes of /password/forgot/send_otp.
+
+export { PasswordsService } from './service.js';
+
+export function createPasswordsDomain(deps: PasswordsDeps): Domain<PasswordsService> {
+  const passwords = new PasswordsService(deps);
+  return {
+    name: 'passwords',
+    service: passwords,
+    routes: routesOf(passwordRoutes, { passwords }),
+    hooks: {
+      onAccountDeleted: deleteForgotOtp,
+      // A code requested under the old password must not outlive it.
+      onPasswordChanged: (trx, uid) => deleteForgotOtp(trx, uid),
+      onPasswordReset: deleteForgotOtp,
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { appError } from '@tessera/errors';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import { routesOf, type Domain } from '../../domain.js';
+import type { TokenStrategy } from '../../http/auth.js';
+import type { Database } from '../../storage/schema.js';
+import type { WriteEpoch } from '../../storage/write-epoch.js';
+import { SessionCache } from './cache.js';
+import { sessionRoutes } from './routes.js';
+import { SessionsService } from './service.js';
+import { deleteOtherSessions, findSessionWithAccount, isSessionVerified, type SessionWithAccount } from './store.js';
+
+// The sessions domain: session tokens, their confirmation state and codes, the session strategies
+// every signed-in route authenticates with, and the session routes.
+
+export { signinConfig } from './config.js';
+export { SessionsService, verificationState, type SessionStart } from './service.js';
+export { isSessionVerified, type Session, type SessionWithAccount, type VerificationMethodName } from './store.js';
+export type { CodeCheck } from './codes.js';
+export { describeDevice } from './user-agent.js';
+
+declare module '../../http/auth.js' {
+  interface StrategyCredentials {
+    sessionToken: SessionWithAccount;
+    sessionTokenVerified: SessionWithAccount;
+  }
+}
+
+export interface SessionsDomainDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  writeEpoch: WriteEpoch;
+  /** Idle sessions without a device expire this long after their last use (0: never). */
+  idleLifetimeMs: number;
+  /** How long a session lookup is reused in process (0: never). */
+  cacheMs: number;
+}
+
+export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsService> {
+  const { db, writeEpoch } = deps;
+  const sessions = new SessionsService(deps);
+  const cache = new SessionCache(writeEpoch, deps.cacheMs);
+  const checkLive = (s: SessionWithAccount, now: number) => {
+    const live = sessions.isLive(s, now);
+    return live === true ? s : live === false ? null : live.then((ok) => (ok ? s : null));
+  };
+  // The hot path: a cached session answers without a promise (see http/auth.ts).
+  const sessionToken: TokenStrategy<SessionWithAccount> = {
+    kind: 'sessionToken',
+    description: 'A session token.',
+    find(id, now) {
+      const cached = cache.get(id, now);
+      if (cached) return checkLive(cached, now);
+      const epoch = writeEpoch.value;
+      return findSessionWithAccount(db, id).then((s) => {
+        if (!s) return null;
+        cache.set(id, s, now, epoch);
+        return checkLive(s, now);
+      });
+    },
+    authKey: (s) => s.authKey,
+  };
+  return {
+    name: 'sessions',
+    service: sessions,
+    routes: routesOf(sessionRoutes, { sessions }),
+    strategies: {
+      sessionToken,
+      sessionTokenVerified: {
+        ...sessionToken,
+        description: 'A confirmed session token (an unconfirmed one gets 400/138).',
+        check: (s) => (isSessionVerified(s) ? null : appError('SESSION_UNVERIFIED')),
+      },
+    },
+    hooks: {
+      onAccountDeleted: async (trx, uid) => void (await deleteOtherSessions(trx, uid, null)),
+      onPasswordChanged: async (trx, uid, keep) => void (await deleteOtherSessions(trx, uid, keep.sessionTokenId)),
+      onPasswordReset: async (trx, uid) => void (await deleteOtherSessions(trx, uid, null)),
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { createKeyBundle } from '@tessera/protocol';
+import { mintToken } from '../../crypto/tokens.js';
+import type { Executor } from '../../storage/executor.js';
+import * as store from './store.js';
+import type { AccountResetToken, PasswordChangeToken, PasswordForgotToken } from './store.js';
+
+// The short-lived onepw tokens (protocol.md §2.1) as other domains use them: minted here, stored
+// by id and authKey only, spent once. Every method takes the executor first so callers can make
+// a token inside their own transaction.
+
+export class TokensService {
+  /** Mints a keyFetchToken whose bundle holds kA and this password's wrapKb; returns the token data. */
+  async createKeyFetchToken(
+    db: Executor, k: { uid: string; kA: string; wrapKb: string; sessionTokenId: string | null; now: number },
+  ): Promise<string> {
+    const token = mintToken('keyFetchToken');
+    await store.insertKeyFetchToken(db, {
+      id: token.id, authKey: token.authKey, uid: k.uid, keyBundle: createKeyBundle(token.bundleKey, k.kA, k.wrapKb),
+      sessionTokenId: k.sessionTokenId, createdAt: k.now,
+    });
+    return token.data;
+  }
+
+  /** Spends a keyFetchToken; false when another request spent it first. */
+  spendKeyFetchToken(db: Executor, id: string): Promise<boolean> {
+    return store.deleteKeyFetchToken(db, id);
+  }
+
+  /** The key fetch tokens minted with a session that is being withdrawn. */
+  deleteKeyFetchTokensOfSession(db: Executor, sessionTokenId: string): Promise<void> {
+    return store.deleteKeyFetchTokensOfSession(db, sessionTokenId);
+  }
+
+  /** A new passwordChangeToken for the account; returns the token data. */
+  async createPasswordChangeToken(db: Executor, uid: string, now: number): Promise<string> {
+    const token = mintToken('passwordChangeToken');
+    await store.insertPasswordChangeToken(db, { id: token.id, authKey: token.authKey, uid, createdAt: now } satisfies PasswordChangeToken);
+    return token.data;
+  }
+
+  /** The account's one accountResetToken (a new one replaces the old); returns the token data. */
+  async createAccountResetToken(db: Executor, uid: string, now: number, verificationMethod: number | null): Promise<string> {
+    const token = mintToken('accountResetToken');
+    await store.replaceAccountResetToken(db, { id: token.id, authKey: token.authKey, uid, createdAt: now, verificationMethod } satisfies AccountResetToken);
+    return token.data;
+  }
+
+  /**
+   * The account's one passwordForgotToken (a new one voids the old). `passcodeHash(id)` hashes the
+   * emailed code with the new token's id. Returns the token data and the stored token.
+   */
+  async createPasswordForgotToken(
+    db: Executor, t: { uid: string; now: number; tries: number; passcodeHash: (tokenId: string) => string },
+  ): Promise<{ data: string; token: PasswordForgotToken }> {
+    const minted = mintToken('passwordForgotToken');
+    const token: PasswordForgotToken = {
+      id: minted.id, authKey: minted.authKey, uid: t.uid, createdAt: t.now,
+      passcodeHash: t.passcodeHash(minted.id), tries: t.tries, verificationMethod: null,
+    };
+    await store.replacePasswordForgotToken(db, token);
+    return { data: minted.data, token };
+  }
+
+  /** Spends one try of a forgot token atomically; the tries left, or null when none were left. */
+  spendPasswordForgotTry(db: Executor, id: string): Promise<number | null> {
+    return store.spendPasswordForgotTry(db, id);
+  }
+
+  /** A new passCode for the same forgot token (resend): its age and tries stay as they are. */
+  setPasswordForgotPasscode(db: Executor, id: string, passcodeHash: string): Promise<void> {
+    return store.setPasswordForgotPasscode(db, id, passcodeHash);
+  }
+
+  /** Deletes a forgot token; false when it was already gone. */
+  deletePasswordForgotToken(db: Executor, id: string): Promise<boolean> {
+    return store.deletePasswordForgotToken(db, id);
+  }
+}

@@ -1,15 +1,34 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { isTesseraError, type TesseraApiError } from '@tessera/client';
+import { AUTH_ERRORS, type AuthErrorName } from '@tessera/errors';
 
-/** Awaits a rejection and checks it is the named catalogue error (and status). */
-export async function expectError(promise: Promise<unknown>, name: string, status?: number): Promise<TesseraApiError> {
-  const err = await promise.then(() => null, (e: unknown) => e);
-  if (err === null) throw new Error(`expected ${name}, got success`);
-  if (!isTesseraError(err)) throw err;
-  expect(err.errorName, err.message).toBe(name);
-  if (status) expect(err.code).toBe(status);
-  return err;
+/**
+ * Checks that a call failed with the named catalogue error: an SDK call's rejection (awaited), or
+ * a raw reply (its status, the body's code and errno, and the body's shape). `status` defaults to
+ * the catalogue's for that name.
+ */
+export function expectError(reply: Reply, name: AuthErrorName, status?: number): void;
+export function expectError(promise: Promise<unknown>, name: AuthErrorName, status?: number): Promise<TesseraApiError>;
+export function expectError(target: Reply | Promise<unknown>, name: AuthErrorName, status?: number): void | Promise<TesseraApiError> {
+  const def = AUTH_ERRORS[name];
+  if (!(target instanceof Promise)) {
+    const r = target;
+    expect(r.status, r.text).toBe(status ?? def.status);
+    expect(r.headers.get('content-type'), r.text).toMatch(/^application\/json/);
+    expect(r.body.code, r.text).toBe(r.status);
+    expect(r.body.errno, r.text).toBe(def.errno);
+    expect(typeof r.body.message).toBe('string');
+    expect(typeof r.body.info).toBe('string');
+    return;
+  }
+  return target.then(() => null, (e: unknown) => e).then((err) => {
+    if (err === null) throw new Error(`expected ${name}, got success`);
+    if (!isTesseraError(err)) throw err;
+    expect(err.errorName, err.message).toBe(name);
+    if (status) expect(err.code).toBe(status);
+    return err;
+  });
 }
 
 /** A raw HTTP answer, for requests the typed SDK would not send. */

@@ -26,6 +26,14 @@ export class TesseraApiError extends Error {
   }
 }
 
+/**
+ * Whether `value` is an error the server answered with; with `name`, that error, and `errorName` is
+ * then typed as it. Narrow the names to what one operation declares with `ErrorOf`:
+ * `isTesseraError<ErrorOf<'accountLogin'>>(err, 'INCORRECT_PASSWORD')`.
+ */
+export function isTesseraError(value: unknown): value is TesseraApiError;
+export function isTesseraError<N extends AuthErrorName>(value: unknown, name: N): value is TesseraApiError & { readonly errorName: N };
+export function isTesseraError(value: unknown, name?: AuthErrorName): value is TesseraApiError;
 export function isTesseraError(value: unknown, name?: AuthErrorName): value is TesseraApiError {
   return value instanceof TesseraApiError && (name === undefined || value.errorName === name);
 }

@@ -1,8 +1,8 @@
 import {
   createClientSalt, deriveTokenKeys, openKeyBundle, randomHex, stretchV1, stretchV2, unwrapKb, type StretchedCredentials,
 } from '@tessera/protocol';
-import type { TesseraClient} from './client.js';
-import { type Body } from './client.js';
+import type { TesseraClient } from './generated/client.js';
+import type { Body } from './types.js';
 import { isTesseraError } from './errors.js';
 
 // Whole flows on top of the route methods: the client side of onepw (stretching, choosing kB,
@@ -67,7 +67,7 @@ export class TesseraAccounts {
 
   /** The stretch this account needs: v2 with its clientSalt, else v1 with the address. */
   async credentialsFor(email: string, password: string): Promise<StretchedCredentials & { version: 1 | 2 }> {
-    const status = await this.client.accountCredentialsStatus(email);
+    const status = await this.client.accountCredentialsStatus({ email });
     if (status.currentVersion === 'v2' && status.clientSalt) return { ...(await stretchV2(status.clientSalt, password)), version: 2 };
     return { ...(await stretchV1(email, password)), version: 1 };
   }

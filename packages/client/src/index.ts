@@ -1,5 +1,8 @@
-export { TesseraClient, type Body, type Query, type Reply, type ClientOptions } from './client.js';
+export { TesseraClient, type OperationErrors, type ErrorOf } from './generated/client.js';
+export type { Body, Query, Reply } from './types.js';
 export { TesseraAccounts, type SignedIn, type Keys } from './flows.js';
 export { TesseraApiError, isTesseraError } from './errors.js';
-export { Transport, type TokenPresentation, type TransportOptions } from './transport.js';
+export {
+  Transport, type TokenArg, type TokenPresentation, type TokenRef, type TransportOptions, type TransportOptions as ClientOptions,
+} from './transport.js';
 export type { paths } from './generated/api.js';

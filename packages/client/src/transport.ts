@@ -1,4 +1,4 @@
-import { bearerHeader, deriveTokenKeys, hawkHeader, type TokenType } from '@tessera/protocol';
+import { bearerHeader, deriveTokenKeys, hawkHeader, TOKEN_TYPES, type TokenType } from '@tessera/protocol';
 import type { ErrorBody } from '@tessera/errors';
 import { TesseraApiError } from './errors.js';
 
@@ -23,6 +23,20 @@ export interface TransportOptions {
 export interface TokenRef {
   type: TokenType | 'oauth';
   value: string;
+}
+
+/**
+ * The auth argument of a route that takes one of several token kinds, or a token optionally: the
+ * kind by name (`{ sessionToken }`, `{ keyFetchToken }`, …) or an OAuth `{ accessToken }`.
+ */
+export type TokenArg = { [K in TokenType]: { [P in K]: string } }[TokenType] | { accessToken: string };
+
+/** `{ sessionToken: value }` → `{ type: 'sessionToken', value }`; `{ accessToken }` → `{ type: 'oauth', value }`. */
+export function tokenRef(auth: TokenArg): TokenRef {
+  if ('accessToken' in auth) return { type: 'oauth', value: auth.accessToken };
+  const type = (Object.keys(TOKEN_TYPES) as TokenType[]).find((t) => t in auth);
+  if (!type) throw new TypeError(`no token in the auth argument (expected one of accessToken, ${Object.keys(TOKEN_TYPES).join(', ')})`);
+  return { type, value: (auth as Record<TokenType, string>)[type] };
 }
 
 export interface RequestSpec {

@@ -278,26 +278,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/session/reauth": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Prove the password again on this session
-         * @description Updates the session's authAt; `?keys=true` returns a key fetch token for it.
-         */
-        post: operations["sessionReauth"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/session/verify_code": {
         parameters: {
             query?: never;
@@ -332,6 +312,26 @@ export interface paths {
          * @description Sends a fresh 6-digit code for the pending sign-up or sign-in confirmation of this session; the previous code stops working. Nothing is sent when there is nothing to confirm.
          */
         post: operations["sessionResendCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session/reauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove the password again on this session
+         * @description Updates the session's authAt; `?keys=true` returns a key fetch token for it.
+         */
+        post: operations["sessionReauth"];
         delete?: never;
         options?: never;
         head?: never;
@@ -592,26 +592,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/get_random_bytes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * 32 random bytes
-         * @description From the server's CSPRNG, for clients without a good source of their own.
-         */
-        post: operations["getRandomBytes"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/.well-known/public-keys": {
         parameters: {
             query?: never;
@@ -646,6 +626,26 @@ export interface paths {
         get: operations["browserid"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/get_random_bytes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 32 random bytes
+         * @description From the server's CSPRNG, for clients without a good source of their own.
+         */
+        post: operations["getRandomBytes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -779,6 +779,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 151 FAILED_TO_SEND_EMAIL */
             422: {
                 headers: {
@@ -876,7 +885,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 102 ACCOUNT_UNKNOWN, errno 103 INCORRECT_PASSWORD, errno 120 INCORRECT_EMAIL_CASE, errno 142 LOGIN_WITH_SECONDARY_EMAIL, errno 149 LOGIN_WITH_INVALID_EMAIL, errno 210 UNABLE_TO_LOGIN_NO_PASSWORD_SET, errno 160 TOTP_REQUIRED */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 102 ACCOUNT_UNKNOWN, errno 103 INCORRECT_PASSWORD, errno 120 INCORRECT_EMAIL_CASE, errno 142 LOGIN_WITH_SECONDARY_EMAIL, errno 149 LOGIN_WITH_INVALID_EMAIL, errno 210 UNABLE_TO_LOGIN_NO_PASSWORD_SET, errno 160 TOTP_REQUIRED, errno 134 BOUNCE_HARD, errno 135 BOUNCE_SOFT, errno 133 BOUNCE_COMPLAINT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -887,6 +896,15 @@ export interface operations {
             };
             /** @description errno 113 REQUEST_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1024,6 +1042,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 999 UNEXPECTED_ERROR */
             500: {
                 headers: {
@@ -1089,6 +1116,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 999 UNEXPECTED_ERROR */
             500: {
                 headers: {
@@ -1129,7 +1165,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 102 ACCOUNT_UNKNOWN, errno 142 LOGIN_WITH_SECONDARY_EMAIL, errno 210 UNABLE_TO_LOGIN_NO_PASSWORD_SET */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 102 ACCOUNT_UNKNOWN, errno 142 LOGIN_WITH_SECONDARY_EMAIL, errno 149 LOGIN_WITH_INVALID_EMAIL, errno 210 UNABLE_TO_LOGIN_NO_PASSWORD_SET */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1140,6 +1176,15 @@ export interface operations {
             };
             /** @description errno 113 REQUEST_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1212,6 +1257,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 999 UNEXPECTED_ERROR */
             500: {
                 headers: {
@@ -1268,6 +1322,15 @@ export interface operations {
                         profileChangedAt: number;
                         passwordVersion: "v1" | "v2";
                     };
+                };
+            };
+            /** @description errno 102 ACCOUNT_UNKNOWN */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
@@ -1389,6 +1452,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 999 UNEXPECTED_ERROR */
             500: {
                 headers: {
@@ -1442,7 +1514,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 206 CANNOT_CREATE_PASSWORD */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 206 CANNOT_CREATE_PASSWORD, errno 134 BOUNCE_HARD, errno 135 BOUNCE_SOFT, errno 133 BOUNCE_COMPLAINT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1462,6 +1534,15 @@ export interface operations {
             };
             /** @description errno 113 REQUEST_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1557,6 +1638,15 @@ export interface operations {
             };
             /** @description errno 113 REQUEST_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1686,6 +1776,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 999 UNEXPECTED_ERROR */
             500: {
                 headers: {
@@ -1761,7 +1860,178 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sessionVerifyCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 6 to 8 digits. */
+                    code: string;
+                    /** @description The relying service (letters, digits, hyphen; at most 16). */
+                    service?: string;
+                    scopes?: string[];
+                    marketingOptIn?: boolean;
+                    newsletters?: string[];
+                    metricsContext?: components["schemas"]["MetricsContext"];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 183 INVALID_EXPIRED_OTP_CODE, errno 153 EXPIRED_TOKEN_VERIFICATION_CODE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 113 REQUEST_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sessionResendCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type?: "upgradeSession";
+                    /** @description The relying service (letters, digits, hyphen; at most 16). */
+                    service?: string;
+                    metricsContext?: components["schemas"]["MetricsContext"];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 134 BOUNCE_HARD, errno 135 BOUNCE_SOFT, errno 133 BOUNCE_COMPLAINT */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 113 REQUEST_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 151 FAILED_TO_SEND_EMAIL */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 151 FAILED_TO_SEND_EMAIL, errno 999 UNEXPECTED_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1839,7 +2109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 102 ACCOUNT_UNKNOWN, errno 103 INCORRECT_PASSWORD, errno 120 INCORRECT_EMAIL_CASE */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 102 ACCOUNT_UNKNOWN, errno 103 INCORRECT_PASSWORD, errno 120 INCORRECT_EMAIL_CASE, errno 142 LOGIN_WITH_SECONDARY_EMAIL, errno 149 LOGIN_WITH_INVALID_EMAIL, errno 210 UNABLE_TO_LOGIN_NO_PASSWORD_SET, errno 134 BOUNCE_HARD, errno 135 BOUNCE_SOFT, errno 133 BOUNCE_COMPLAINT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1859,6 +2129,15 @@ export interface operations {
             };
             /** @description errno 113 REQUEST_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1886,150 +2165,6 @@ export interface operations {
             };
             /** @description errno 201 SERVER_BUSY */
             503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    sessionVerifyCode: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description 6 to 8 digits. */
-                    code: string;
-                    /** @description The relying service (letters, digits, hyphen; at most 16). */
-                    service?: string;
-                    scopes?: string[];
-                    marketingOptIn?: boolean;
-                    newsletters?: string[];
-                    metricsContext?: components["schemas"]["MetricsContext"];
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 183 INVALID_EXPIRED_OTP_CODE, errno 153 EXPIRED_TOKEN_VERIFICATION_CODE */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 113 REQUEST_TOO_LARGE */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNEXPECTED_ERROR */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    sessionResendCode: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @enum {string} */
-                    type?: "upgradeSession";
-                    /** @description The relying service (letters, digits, hyphen; at most 16). */
-                    service?: string;
-                    metricsContext?: components["schemas"]["MetricsContext"];
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 134 BOUNCE_HARD, errno 135 BOUNCE_SOFT, errno 133 BOUNCE_COMPLAINT */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 113 REQUEST_TOO_LARGE */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 151 FAILED_TO_SEND_EMAIL */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 151 FAILED_TO_SEND_EMAIL, errno 999 UNEXPECTED_ERROR */
-            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2138,6 +2273,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 999 UNEXPECTED_ERROR */
             500: {
                 headers: {
@@ -2205,6 +2349,15 @@ export interface operations {
             };
             /** @description errno 113 REQUEST_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2283,6 +2436,15 @@ export interface operations {
             };
             /** @description errno 113 REQUEST_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2381,6 +2543,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 999 UNEXPECTED_ERROR */
             500: {
                 headers: {
@@ -2455,6 +2626,15 @@ export interface operations {
             };
             /** @description errno 113 REQUEST_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2542,6 +2722,15 @@ export interface operations {
             };
             /** @description errno 113 REQUEST_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2667,6 +2856,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 999 UNEXPECTED_ERROR */
             500: {
                 headers: {
@@ -2729,6 +2927,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 151 FAILED_TO_SEND_EMAIL */
             422: {
                 headers: {
@@ -2782,7 +2989,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 102 ACCOUNT_UNKNOWN, errno 105 INVALID_VERIFICATION_CODE, errno 153 EXPIRED_TOKEN_VERIFICATION_CODE */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 102 ACCOUNT_UNKNOWN, errno 145 RESET_PASSWORD_WITH_SECONDARY_EMAIL, errno 105 INVALID_VERIFICATION_CODE, errno 153 EXPIRED_TOKEN_VERIFICATION_CODE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2793,6 +3000,15 @@ export interface operations {
             };
             /** @description errno 113 REQUEST_TOO_LARGE */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2887,6 +3103,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 999 UNEXPECTED_ERROR */
             500: {
                 headers: {
@@ -2968,6 +3193,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 999 UNEXPECTED_ERROR */
             500: {
                 headers: {
@@ -2979,37 +3213,6 @@ export interface operations {
             };
             /** @description errno 201 SERVER_BUSY */
             503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    getRandomBytes: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: string;
-                    };
-                };
-            };
-            /** @description errno 999 UNEXPECTED_ERROR */
-            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3098,6 +3301,37 @@ export interface operations {
                             "fxa-createdAt": number;
                         }[];
                         disabled: boolean;
+                    };
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getRandomBytes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: string;
                     };
                 };
             };

@@ -51,7 +51,7 @@ describe.each(httpDialects())('accounts over HTTP (%s)', (dialect) => {
     const link = await t.mail.waitFor(email, 'verify');
     expect(link.link).toContain(`/verify_email?uid=${created.uid}`);
     await t.client.recoveryEmailVerifyCode({ uid: created.uid, code: link.code! });
-    const status = await t.client.accountCredentialsStatus(email);
+    const status = await t.client.accountCredentialsStatus({ email });
     expect(status).toEqual({ currentVersion: 'v1', upgradeNeeded: true });
     const login = await t.client.accountLogin({ email, authPW: creds.authPW }, { keys: true });
     expect(login.keyFetchToken).toMatch(/^[0-9a-f]{64}$/);
@@ -70,7 +70,7 @@ describe.each(httpDialects())('accounts over HTTP (%s)', (dialect) => {
     expect(err.errno).toBe(102);
     const exists = await expectError(t.accounts.signUp(email, 'whatever password'), 'ACCOUNT_EXISTS', 400);
     expect(exists.errno).toBe(101);
-    await expectError(t.client.accountCredentialsStatus(unknown), 'ACCOUNT_UNKNOWN');
+    await expectError(t.client.accountCredentialsStatus({ email: unknown }), 'ACCOUNT_UNKNOWN');
   });
 
   it('answers 120 with the stored spelling when a v1 client salts with another case', async () => {
@@ -99,8 +99,8 @@ describe.each(httpDialects())('accounts over HTTP (%s)', (dialect) => {
   it('reports account status by session, by uid and by email', async () => {
     const acct = await verifiedAccount(t);
     expect(await t.client.accountStatus({ sessionToken: acct.sessionToken })).toEqual({ exists: true, locale: null, hasPassword: true });
-    expect(await t.client.accountStatus({ uid: acct.uid })).toEqual({ exists: true });
-    expect(await t.client.accountStatus({ uid: 'f'.repeat(32) })).toEqual({ exists: false });
+    expect(await t.client.accountStatus(undefined, { uid: acct.uid })).toEqual({ exists: true });
+    expect(await t.client.accountStatus(undefined, { uid: 'f'.repeat(32) })).toEqual({ exists: false });
     expect(await t.client.accountStatusByEmail({ email: acct.email })).toEqual({ exists: true });
     expect(await t.client.accountStatusByEmail({ email: acct.email, thirdPartyAuthStatus: true })).toEqual({ exists: true, hasLinkedAccount: false, hasPassword: true, hasPasskey: false });
     expect(await t.client.accountStatusByEmail({ email: newEmail() })).toEqual({ exists: false });
@@ -122,7 +122,7 @@ describe.each(httpDialects())('accounts over HTTP (%s)', (dialect) => {
     await expectError(t.client.accountDestroy(acct.sessionToken, { email: acct.email, authPW: 'b'.repeat(64) }), 'INCORRECT_PASSWORD');
     await t.client.accountDestroy(acct.sessionToken, { email: acct.email, authPW: creds.authPW });
     await expectError(t.client.sessionStatus(acct.sessionToken), 'INVALID_TOKEN', 401);
-    await expectError(t.client.accountCredentialsStatus(acct.email), 'ACCOUNT_UNKNOWN');
+    await expectError(t.client.accountCredentialsStatus({ email: acct.email }), 'ACCOUNT_UNKNOWN');
 
     // An unconfirmed session gets 138.
     const other = newEmail();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestServer, newEmail, verifiedAccount, type TestServer } from '../../harness.js';
 import { expectError } from '../../helpers.js';
+import { bounceLog } from '../../../src/domains/emails/index.js';
 
 describe('mail delivery and bounces', () => {
   let t: TestServer;
@@ -32,7 +33,6 @@ describe('mail delivery and bounces', () => {
 
   it('refuses complained addresses (133)', async () => {
     const email = newEmail('complaint');
-    const { bounceLog } = await import('../../../src/domains/emails/store.js');
     await bounceLog(t.storage.db).record(email, 'complaint', 'feedback loop report', Date.now());
     const err = await expectError(t.accounts.signUp(email, 'some password'), 'BOUNCE_COMPLAINT', 400);
     expect(err.errno).toBe(133);
@@ -45,6 +45,21 @@ describe('mail delivery and bounces', () => {
     await expectError(t.accounts.signIn(acct.email, acct.password), 'FAILED_TO_SEND_EMAIL', 422);
     const sessionsAfter = await t.storage.db.selectFrom('session_tokens').select('token_id').where('uid', '=', acct.uid).execute();
     expect(sessionsAfter).toHaveLength(sessionsBefore.length);
+  });
+
+  it('refuses a sign-in or reauth that must mail a bounced address, and leaves no session behind (134)', async () => {
+    const acct = await verifiedAccount(t);
+    const sessionsBefore = await t.storage.db.selectFrom('session_tokens').select('token_id').where('uid', '=', acct.uid).execute();
+    await bounceLog(t.storage.db).record(acct.email, 'hard', 'reported by the mail provider', Date.now());
+    await expectError(t.accounts.signIn(acct.email, acct.password, { verificationMethod: 'email-otp' }), 'BOUNCE_HARD', 400);
+    const sessionsAfter = await t.storage.db.selectFrom('session_tokens').select('token_id').where('uid', '=', acct.uid).execute();
+    expect(sessionsAfter).toHaveLength(sessionsBefore.length);
+    await bounceLog(t.storage.db).clear(acct.email);
+    // An unconfirmed sign-in's reauth resends its code: the bounce refuses that too.
+    const pending = await t.accounts.signIn(acct.email, acct.password, { verificationMethod: 'email-otp' });
+    await bounceLog(t.storage.db).record(acct.email, 'soft', 'mailbox full', Date.now());
+    const creds = await t.accounts.credentialsFor(acct.email, acct.password);
+    await expectError(t.client.sessionReauth(pending.sessionToken, { email: acct.email, authPW: creds.authPW, verificationMethod: 'email-otp' }), 'BOUNCE_SOFT', 400);
   });
 
   it('lets a sign-in that needs no confirmation stand when its notice cannot be sent', async () => {

@@ -78,7 +78,7 @@ describe('pages the emailed links land on', () => {
     }
     // The browser set a v2 password: signing in with it works; kB is new; the old password fails.
     const login = await t.accounts.signIn(acct.email, 'password after reset', { keys: true });
-    expect((await t.client.accountCredentialsStatus(acct.email)).currentVersion).toBe('v2');
+    expect((await t.client.accountCredentialsStatus({ email: acct.email })).currentVersion).toBe('v2');
     const keys = await t.accounts.fetchKeys(login.keyFetchToken!, login.unwrapBKey);
     expect(keys.kA).toBe(oldKeys.kA);
     expect(keys.kB).not.toBe(oldKeys.kB);

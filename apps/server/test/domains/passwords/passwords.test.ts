@@ -63,7 +63,7 @@ describe.each(httpDialects())('password flows (%s)', (dialect) => {
     });
     expect(reply).toEqual({});
     expect((await t.client.sessionStatus(created.sessionToken)).state).toBe('verified');
-    expect(await t.client.accountCredentialsStatus(email)).toEqual({ currentVersion: 'v2', clientSalt, upgradeNeeded: false });
+    expect(await t.client.accountCredentialsStatus({ email })).toEqual({ currentVersion: 'v2', clientSalt, upgradeNeeded: false });
     const login = await t.accounts.signIn(email, 'legacy password', { keys: true });
     expect((await t.accounts.fetchKeys(login.keyFetchToken!, login.unwrapBKey)).kB).toBe(kB);
     expect(t.mail.messages.slice(since).filter((m) => m.template === 'passwordChanged')).toHaveLength(0);
@@ -196,14 +196,15 @@ describe.each(httpDialects())('password flows (%s)', (dialect) => {
   it('sets a first password with /password/create on an account without one', async () => {
     // A passwordless account with a confirmed session, as a linked-account sign-in will make it.
     const { randomHex, stretchV1 } = await import('@tessera/protocol');
-    const { insertClient } = await import('../../../src/domains/oauth/store.js');
-    const { createSession } = await import('../../../src/domains/sessions/service.js');
+    const { oauth, sessions } = t.app.services;
     const clientId = randomHex(8);
-    await insertClient(t.storage.db, { id: clientId, name: 'c', imageUri: '', redirectUri: 'https://c.example/', hashedSecret: null, trusted: true, publicClient: false, canGrant: false, allowedScopes: [], createdAt: 1 });
+    await oauth.registerClient(t.storage.db, { id: clientId, name: 'c', imageUri: '', redirectUri: 'https://c.example/', secret: null, trusted: true, publicClient: false, canGrant: false, allowedScopes: [], createdAt: 1 });
     const email = newEmail('passwordless');
     const stub = await t.client.accountStub({ email, clientId });
-    const { data } = await createSession(t.storage.db, { uid: stub.uid, now: Date.now(), ctx: { ip: '127.0.0.1', userAgent: undefined, acceptLanguage: null }, tokenVerificationId: null, mustVerify: false, reason: null, verifiedWith: 'email' });
+    const { data } = await sessions.create(t.storage.db, { uid: stub.uid, now: Date.now(), ctx: { ip: '127.0.0.1', userAgent: undefined, acceptLanguage: null }, tokenVerificationId: null, mustVerify: false, reason: null, verifiedWith: 'email' });
     const creds = await stretchV1(email, 'first password ever');
+    // Without a password there is nothing to prove again (148).
+    await expectError(t.client.sessionReauth(data, { email, authPW: creds.authPW }), 'UNABLE_TO_LOGIN_NO_PASSWORD_SET', 400);
     const created = await t.client.passwordCreate(data, { authPW: creds.authPW });
     expect(created.passwordCreated).toBeGreaterThan(0);
     expect((await t.client.accountLogin({ email, authPW: creds.authPW })).uid).toBe(stub.uid);

@@ -34,6 +34,8 @@ const PROTOCOL_DIST = join(ROOT, 'packages/protocol/dist/index.js');
 const SCRYPT_SECONDS = 0.135;
 
 export const WORKLOADS = ['bare', 'hawk', 'bearer', 'login', 'login-2core'];
+/** Suffix of the workloads run against --baseline's server. */
+const BASELINE = ' @ baseline';
 /** Not run by default: Hawk with headers computed before the run (is the load core's HMAC work felt?). */
 const DIAGNOSTIC = ['hawk-pre'];
 
@@ -61,6 +63,9 @@ const HELP = `Usage: node bench/server.mjs [options]
   --json <file>           also write every measurement to this file
   --keep                  keep the temporary folder (database, outbox, lag files, profiles)
   --check                 exit with status 1 when a target is not met
+  --baseline <dir>        also run the hawk and bearer workloads against the server of another
+                          built checkout (<dir>/apps/server/dist/main.js), in the same rounds:
+                          a before/after comparison in one run (rows "… @ baseline")
 `;
 
 export function parseOptions(argv) {
@@ -85,6 +90,7 @@ export function parseOptions(argv) {
       json: { type: 'string' },
       keep: { type: 'boolean', default: false },
       check: { type: 'boolean', default: false },
+      baseline: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -115,6 +121,7 @@ export function parseOptions(argv) {
     json: values.json ? resolve(values.json) : null,
     keep: values.keep,
     check: values.check,
+    baseline: values.baseline ? resolve(values.baseline) : null,
   };
 }
 
@@ -243,12 +250,13 @@ async function startBare(opts) {
 }
 
 /** Tessera from apps/server/dist, with the lag probe, on its own temporary data folder. */
-async function startTessera(opts, { name, dataDir, cores, nodeArgs = [], env = {} }) {
+async function startTessera(opts, { name, dataDir, cores, nodeArgs = [], env = {}, root = ROOT }) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const lagFile = join(dataDir, `lag-${name}.jsonl`);
-  const child = start(process.execPath, ['--import', pathToFileURL(join(BENCH, 'lag-probe.mjs')).href, ...nodeArgs, SERVER_MAIN], {
-    cpus: cores, pin: opts.pin,
+  const main = root === ROOT ? SERVER_MAIN : join(root, 'apps/server/dist/main.js');
+  const child = start(process.execPath, ['--import', pathToFileURL(join(BENCH, 'lag-probe.mjs')).href, ...nodeArgs, main], {
+    cpus: cores, pin: opts.pin, cwd: root,
     env: {
       ...process.env,
       NODE_ENV: 'development',
@@ -388,7 +396,7 @@ async function waitQuiet(opts) {
 /** One timed run against a server: throughput, latency, CPU accounting, lag, peak RSS. */
 async function measure(workload, server, account, opts, duration = opts.duration) {
   const quietBefore = duration === opts.duration ? await waitQuiet(opts) : null;
-  const spec = loadSpec(workload, server, account, opts, duration);
+  const spec = loadSpec(workload.replace(BASELINE, ''), server, account, opts, duration);
   if (server.lagFile) await lagMark(server);
   const cpu0 = processCpuMs(server.pid);
   const m0 = machineCpuMs();
@@ -497,13 +505,13 @@ export function report(results) {
   const { runs, scrypt, opts } = results;
   const bare = runs.bare ? medianRun(runs.bare) : null;
   const rows = [];
-  for (const w of [...WORKLOADS, ...DIAGNOSTIC]) {
+  for (const w of [...WORKLOADS, ...DIAGNOSTIC].flatMap((x) => [x, `${x}${BASELINE}`])) {
     if (!runs[w]?.length) continue;
     const r = medianRun(runs[w]);
     const login = w.startsWith('login');
     const raw = login ? rawFor(results, w) : null;
     rows.push([
-      LABELS[w],
+      w.endsWith(BASELINE) ? `${LABELS[w.slice(0, -BASELINE.length)]}${BASELINE}` : LABELS[w],
       fmt(r.rps, login ? 1 : 0),
       fmt(r.p50, login ? 0 : 2), fmt(r.p99, login ? 0 : 2),
       fmt(r.non2xx),
@@ -649,19 +657,31 @@ export async function runServerBench(argv = []) {
       };
       log(`account ${account.email} ready; RSS ${fmt(results.memory.afterPrepare, 1)} MiB`);
     }
-    const serverFor = (w) => (w === 'bare' ? bare : tessera);
+    // The baseline: another checkout's server, same settings and pinning, its own data and account.
+    let baseline = null;
+    let baselineAccount = null;
+    if (opts.baseline && tessera) {
+      if (!existsSync(join(opts.baseline, 'apps/server/dist/main.js'))) throw new Error(`${opts.baseline}/apps/server/dist/main.js is missing: build that checkout first`);
+      const baseData = join(tmp, 'baseline');
+      baseline = await startTessera(opts, { name: 'baseline', dataDir: baseData, cores: opts.serverCpu, root: opts.baseline });
+      baselineAccount = await prepareAccount(baseline, baseData);
+      log(`baseline ${opts.baseline} up at ${baseline.url} (pid ${baseline.pid})`);
+    }
+    const serverFor = (w) => (w === 'bare' ? bare : w.endsWith(BASELINE) ? baseline : tessera);
+    const accountFor = (w) => (w.endsWith(BASELINE) ? baselineAccount : account);
 
     // Fast workloads: warm-up, then round-robin so that noise from other processes spreads evenly.
-    const fast = ['bare', 'hawk', 'bearer', 'hawk-pre'].filter((w) => want.has(w));
+    const fast = ['bare', 'hawk', 'bearer', 'hawk-pre'].filter((w) => want.has(w))
+      .flatMap((w) => (baseline && (w === 'hawk' || w === 'bearer') ? [w, `${w}${BASELINE}`] : [w]));
     if (opts.warmup > 0) {
       for (const w of fast) {
         log(`warm-up ${w} (${opts.warmup} s)`);
-        await measure(w, serverFor(w), account, opts, opts.warmup);
+        await measure(w, serverFor(w), accountFor(w), opts, opts.warmup);
       }
     }
     for (let i = 1; i <= opts.runs && fast.length; i++) {
       log(`round ${i}/${opts.runs}`);
-      for (const w of fast) push(w, await measure(w, serverFor(w), account, opts));
+      for (const w of fast) push(w, await measure(w, serverFor(w), accountFor(w), opts));
     }
     if (tessera && results.memory) results.memory.afterFast = memory(tessera.pid).rssMiB;
 
@@ -685,6 +705,7 @@ export async function runServerBench(argv = []) {
       results.memory.afterLogin = memory(tessera.pid).rssMiB;
     }
     if (tessera) await stop(tessera.child);
+    if (baseline) await stop(baseline.child);
 
     if (want.has('login-2core')) {
       const cores = `${opts.serverCpu},${opts.loadCpu}`;

@@ -1,14 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { Clock } from '../../clock.js';
-import type { ScryptPool } from '../../crypto/scrypt-pool.js';
 import { routesOf, type AccountLifecycle, type Domain } from '../../domain.js';
 import type { Database } from '../../storage/schema.js';
 import type { OAuthService } from '../oauth/index.js';
-import type { SessionsService } from '../sessions/index.js';
-import type { TokensService } from '../tokens/index.js';
 import { AccountRecords } from './records.js';
 import { accountRoutes } from './routes.js';
-import { AccountsService, type SigninConfirmations, type SigninPolicy } from './service.js';
+import { AccountsService, type AccountsDeps } from './service.js';
 import { AccountSetupService } from './setup.js';
 
 // The accounts domain, the account core: account and address rows (AccountRecords, which other
@@ -25,22 +21,12 @@ export function createAccountRecords(deps: { db: Kysely<Database>; lifecycle: Ac
   return new AccountRecords(deps);
 }
 
-export interface AccountsDomainDeps {
-  db: Kysely<Database>;
-  clock: Clock;
-  scrypt: ScryptPool;
-  records: AccountRecords;
-  sessions: SessionsService;
-  tokens: TokensService;
+export interface AccountsDomainDeps extends AccountsDeps {
   oauth: OAuthService;
-  confirmations: SigninConfirmations;
-  signin: SigninPolicy;
   /** Key for the setup tokens' HMAC. */
   secret: string;
   /** The server's public URL: the setup tokens' issuer. */
   issuer: string;
-  /** Where failures that must not fail the request go (an undeliverable sign-in notice). */
-  warn: (message: string, err: unknown) => void;
 }
 
 const DAY_MS = 86_400_000;

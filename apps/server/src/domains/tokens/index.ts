@@ -29,43 +29,33 @@ export interface TokensDeps {
   config: Pick<ConfigValues<typeof tokenConfig>, 'accountResetLifetime' | 'passwordForgotLifetime' | 'passwordChangeLifetime' | 'keyFetchLifetime'>;
 }
 
-/** Finds a row and refuses it once `lifetime` seconds have passed since it was made. */
-function within<T extends { createdAt: number }>(find: (id: string) => Promise<T | null>, lifetimeSeconds: number) {
-  return async (id: string, now: number) => {
-    const row = await find(id);
-    return row && now - row.createdAt <= lifetimeSeconds * 1000 ? row : null;
+/**
+ * A short-lived token strategy: finds the row by id and refuses it once `lifetimeSeconds` have
+ * passed since it was made; `consume` makes it single use (spent as it authenticates).
+ */
+function shortLived<T extends { createdAt: number; authKey: string }>(
+  kind: TokenStrategy<T>['kind'], description: string, lifetimeSeconds: number,
+  find: (id: string) => Promise<T | null>, consume?: (id: string) => Promise<boolean>,
+): TokenStrategy<T> {
+  return {
+    kind, description, authKey: (c) => c.authKey,
+    async find(id, now) {
+      const row = await find(id);
+      return row && now - row.createdAt <= lifetimeSeconds * 1000 ? row : null;
+    },
+    ...(consume ? { consume } : {}),
   };
 }
 
-const authKey = (c: { authKey: string }) => c.authKey;
-
 export function createTokensDomain({ db, config }: TokensDeps): Domain<TokensService> {
-  const keyFetchToken: TokenStrategy<KeyFetchToken> = {
-    kind: 'keyFetchToken',
-    description: 'A key fetch token (single use).',
-    find: within((id) => store.findKeyFetchToken(db, id), config.keyFetchLifetime),
-    authKey,
-  };
-  const accountResetToken: TokenStrategy<AccountResetToken> = {
-    kind: 'accountResetToken',
-    description: 'An account reset token (single use: spent even when the request fails).',
-    find: within((id) => store.findAccountResetToken(db, id), config.accountResetLifetime),
-    authKey,
-    consume: (id) => store.deleteAccountResetToken(db, id),
-  };
-  const passwordForgotToken: TokenStrategy<PasswordForgotToken> = {
-    kind: 'passwordForgotToken',
-    description: 'A password forgot token.',
-    find: within((id) => store.findPasswordForgotToken(db, id), config.passwordForgotLifetime),
-    authKey,
-  };
-  const passwordChangeToken: TokenStrategy<PasswordChangeToken> = {
-    kind: 'passwordChangeToken',
-    description: 'A password change token (single use: spent even when the request fails).',
-    find: within((id) => store.findPasswordChangeToken(db, id), config.passwordChangeLifetime),
-    authKey,
-    consume: (id) => store.deletePasswordChangeToken(db, id),
-  };
+  const keyFetchToken = shortLived<KeyFetchToken>('keyFetchToken', 'A key fetch token (single use).',
+    config.keyFetchLifetime, (id) => store.findKeyFetchToken(db, id));
+  const accountResetToken = shortLived<AccountResetToken>('accountResetToken', 'An account reset token (single use: spent even when the request fails).',
+    config.accountResetLifetime, (id) => store.findAccountResetToken(db, id), (id) => store.deleteAccountResetToken(db, id));
+  const passwordForgotToken = shortLived<PasswordForgotToken>('passwordForgotToken', 'A password forgot token.',
+    config.passwordForgotLifetime, (id) => store.findPasswordForgotToken(db, id));
+  const passwordChangeToken = shortLived<PasswordChangeToken>('passwordChangeToken', 'A password change token (single use: spent even when the request fails).',
+    config.passwordChangeLifetime, (id) => store.findPasswordChangeToken(db, id), (id) => store.deletePasswordChangeToken(db, id));
   return {
     name: 'tokens',
     service: new TokensService(),

@@ -4,6 +4,8 @@ import { SMTPServer } from 'smtp-server';
 /** A message as a test reads it: parsed by mailparser from what the SMTP server received. */
 export interface CapturedMail {
   to: string;
+  /** The SMTP envelope's recipients (RCPT TO): where the message really goes. */
+  envelopeTo: string[];
   subject: string;
   text: string;
   html: string;
@@ -37,7 +39,7 @@ export class MailCapture {
         err.responseCode = code;
         return callback(err);
       },
-      onData: (stream, _session, callback) => {
+      onData: (stream, session, callback) => {
         simpleParser(stream)
           .then((mail) => {
             const header = (name: string) => {
@@ -46,6 +48,7 @@ export class MailCapture {
             };
             const to = Array.isArray(mail.to) ? mail.to[0]?.text ?? '' : mail.to?.text ?? '';
             this.messages.push({
+              envelopeTo: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
               to: to.toLowerCase(), subject: mail.subject ?? '', text: mail.text ?? '', html: typeof mail.html === 'string' ? mail.html : '',
               template: header('x-tessera-template') ?? '', code: header('x-tessera-code'), link: header('x-tessera-link'), headers: mail.headers,
             });

@@ -8,20 +8,37 @@ declare module 'fastify' {
   }
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** JSON.parse's reviver: a string holding a lone surrogate (`"\ud800"`) is not text. */
+function wellFormed(_key: string, value: unknown): unknown {
+  if (typeof value === 'string' && LONE_SURROGATE.test(value)) throw new SyntaxError('lone surrogate');
+  return value;
+}
+
 /**
  * JSON bodies are parsed here, once, keeping the raw text for Hawk payload verification.
- * Malformed JSON is 400/106; a body over the limit is 413/113 (raised by Fastify before parsing).
+ * Malformed JSON is 400/106, and so are bytes that are not UTF-8 and strings with lone surrogates:
+ * they are refused rather than stored as U+FFFD. A body over the limit is 413/113 (raised by
+ * Fastify before parsing).
  */
 export function installJsonParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/json(;.*)?$/i, { parseAs: 'string' }, (request, raw, done) => {
-    const text = raw as string;
+  app.addContentTypeParser(/^application\/json(;.*)?$/i, { parseAs: 'buffer' }, (request, raw, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(raw as Buffer);
+    } catch {
+      return done(appError('INVALID_JSON', {}, 'Invalid JSON in request body: it is not UTF-8'), undefined);
+    }
     request.rawBody = text;
     if (text === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(appError('INVALID_JSON'), undefined);
+      done(null, JSON.parse(text, wellFormed));
+    } catch (err) {
+      const lone = (err as Error).message === 'lone surrogate';
+      done(appError('INVALID_JSON', {}, lone ? 'Invalid JSON in request body: a string holds a lone surrogate (\\uD800–\\uDFFF without its pair)' : undefined), undefined);
     }
   });
   // A POST without a body is an empty object: routes whose fields are all optional accept it, and

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { EMAIL_PATTERN } from '../email-address.js';
 
 // The validation rules of spec 1 §5 as TypeBox schemas, shared by every route. Each rule has an
 // accepted-edge and a rejected-edge test in test/validation.test.ts.
@@ -11,13 +12,9 @@ export const hex = (length: number, description?: string) =>
 export const hexUpTo = (max: number, description?: string) =>
   Type.String({ pattern: '^(?:[0-9a-fA-F]{2})+$', maxLength: max, ...(description ? { description } : {}) });
 
-// Control characters (C0, DEL, C1) and invisible or direction-changing characters are refused so an
-// address always displays as what it is ("display-safe unicode").
-const UNSAFE = '\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\s';
-export const EMAIL_PATTERN = `^[^@${UNSAFE}]+@[^@${UNSAFE}]+\\.[^@${UNSAFE}]+$`;
-
-export const email = (description = 'An email address: at most 255 characters, no control or invisible characters.') =>
-  Type.String({ maxLength: 255, pattern: EMAIL_PATTERN, description });
+/** An email address in the strict grammar of email-address.ts (checked by pattern and by the `email-address` format). */
+export const email = (description = 'An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.') =>
+  Type.String({ maxLength: 255, pattern: EMAIL_PATTERN, format: 'email-address', description });
 
 export const authPW = hex(64, 'HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client.');
 export const wrapKb = hex(64, 'kB XOR unwrapBKey, chosen by the client (v2 sign-up, password change, reset with recovery key).');

@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { appError, type AppError } from '@tessera/errors';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
+import { isValidEmailAddress } from '../email-address.js';
 
 // Two validators: request bodies are JSON and are checked as sent (no coercion, unknown fields
 // refused); query strings and path params are text, so "true" and "5" are coerced to their types.
@@ -19,6 +20,7 @@ function makeAjv(coerce: boolean): Ajv {
     strict: false,
   });
   addFormats(ajv);
+  ajv.addFormat('email-address', { type: 'string', validate: isValidEmailAddress });
   return ajv;
 }
 

@@ -713,7 +713,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An email address: at most 255 characters, no control or invisible characters. */
+                    /**
+                     * Format: email-address
+                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     */
                     email: string;
                     /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
                     authPW: string;
@@ -834,7 +837,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An email address: at most 255 characters, no control or invisible characters. */
+                    /**
+                     * Format: email-address
+                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     */
                     email: string;
                     /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
                     authPW: string;
@@ -849,7 +855,10 @@ export interface operations {
                     /** @description An 8-character unblock code from email. */
                     unblockCode?: string;
                     metricsContext?: components["schemas"]["MetricsContext"];
-                    /** @description The address the user typed, when the client signs in with another. */
+                    /**
+                     * Format: email-address
+                     * @description The address the user typed, when the client signs in with another.
+                     */
                     originalLoginEmail?: string;
                     /**
                      * @description How the new session is to be confirmed.
@@ -1072,7 +1081,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An email address: at most 255 characters, no control or invisible characters. */
+                    /**
+                     * Format: email-address
+                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     */
                     email: string;
                     /** @default false */
                     thirdPartyAuthStatus?: boolean;
@@ -1146,7 +1158,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An email address: at most 255 characters, no control or invisible characters. */
+                    /**
+                     * Format: email-address
+                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     */
                     email: string;
                 };
             };
@@ -1213,7 +1228,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An email address: at most 255 characters, no control or invisible characters. */
+                    /**
+                     * Format: email-address
+                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     */
                     email: string;
                     /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
                     authPW: string;
@@ -1411,7 +1429,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An email address: at most 255 characters, no control or invisible characters. */
+                    /**
+                     * Format: email-address
+                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     */
                     email: string;
                     clientId: string;
                     metricsContext?: components["schemas"]["MetricsContext"];
@@ -2059,7 +2080,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An email address: at most 255 characters, no control or invisible characters. */
+                    /**
+                     * Format: email-address
+                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     */
                     email: string;
                     /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
                     authPW: string;
@@ -2074,7 +2098,10 @@ export interface operations {
                     /** @description An 8-character unblock code from email. */
                     unblockCode?: string;
                     metricsContext?: components["schemas"]["MetricsContext"];
-                    /** @description The address the user typed, when the client signs in with another. */
+                    /**
+                     * Format: email-address
+                     * @description The address the user typed, when the client signs in with another.
+                     */
                     originalLoginEmail?: string;
                     /**
                      * @description How the new session is to be confirmed.
@@ -2303,7 +2330,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An email address: at most 255 characters, no control or invisible characters. */
+                    /**
+                     * Format: email-address
+                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     */
                     email?: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
                     service?: string;
@@ -2395,7 +2425,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The address the current password was stretched with. */
+                    /**
+                     * Format: email-address
+                     * @description The address the current password was stretched with.
+                     */
                     email: string;
                     oldAuthPW: string;
                 };
@@ -2587,7 +2620,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An email address: at most 255 characters, no control or invisible characters. */
+                    /**
+                     * Format: email-address
+                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     */
                     email: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
                     service?: string;
@@ -2675,7 +2711,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An email address: at most 255 characters, no control or invisible characters. */
+                    /**
+                     * Format: email-address
+                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     */
                     email: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
                     service?: string;
@@ -2891,7 +2930,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An email address: at most 255 characters, no control or invisible characters. */
+                    /**
+                     * Format: email-address
+                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     */
                     email: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
                     service?: string;
@@ -2966,7 +3008,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An email address: at most 255 characters, no control or invisible characters. */
+                    /**
+                     * Format: email-address
+                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     */
                     email: string;
                     code: string;
                     metricsContext?: components["schemas"]["MetricsContext"];

@@ -34,6 +34,14 @@ export interface MailSender {
   close(): Promise<void>;
 }
 
+/**
+ * The recipient as a structured address: nodemailer takes it as one mailbox and never parses it,
+ * so no stored string can name a list, a group or another mailbox (issue 9, hole 2).
+ */
+function recipient(address: string): { name: string; address: string } {
+  return { name: '', address };
+}
+
 function headersOf(m: MailMessage): Record<string, string> {
   return { 'X-Tessera-Template': m.template, ...m.headers };
 }
@@ -59,7 +67,7 @@ export class SmtpSender implements MailSender {
 
   async send(m: MailMessage): Promise<void> {
     try {
-      await this.transport.sendMail({ from: this.from, to: m.to, subject: m.subject, text: m.text, html: m.html, headers: headersOf(m) });
+      await this.transport.sendMail({ from: this.from, to: recipient(m.to), subject: m.subject, text: m.text, html: m.html, headers: headersOf(m) });
     } catch (err) {
       const e = err as { responseCode?: number; code?: string; message?: string };
       const code = e.responseCode ?? 0;
@@ -91,7 +99,7 @@ export class OutboxSender implements MailSender {
 
   async send(m: MailMessage): Promise<void> {
     await mkdir(this.dir, { recursive: true });
-    const info = await this.builder.sendMail({ from: this.from, to: m.to, subject: m.subject, text: m.text, html: m.html, headers: headersOf(m) });
+    const info = await this.builder.sendMail({ from: this.from, to: recipient(m.to), subject: m.subject, text: m.text, html: m.html, headers: headersOf(m) });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const base = `${stamp}-${String(++this.seq).padStart(4, '0')}-${m.template}`;
     await writeFile(join(this.dir, `${base}.eml`), info.message as Buffer);

@@ -26,6 +26,7 @@ import { installValidators } from './http/validation.js';
 import { ErrorBody } from './http/responses.js';
 import { MetricsContextSchema } from './http/schemas.js';
 import { installPortal } from './http/portal.js';
+import { applySecurityHeaders } from './http/security-headers.js';
 import { Mailer } from './senders/mail/mailer.js';
 import { OutboxSender, SmtpSender, type MailSender } from './senders/mail/sender.js';
 import type { Storage } from './storage/db.js';
@@ -155,14 +156,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   if (config.server.nodeEnv === 'test') installDeclaredErrorCheck(server, undeclaredErrors);
 
   const logRequests = ['trace', 'debug', 'info'].includes(server.log.level);
+  const securityHeaders = { https: publicUrl.protocol === 'https:' };
   // Callback-style hooks: they run on every request, and an async hook costs a promise each time.
   server.addHook('onSend', (request, reply, payload, done) => {
     // protocol.md §0: successful responses carry the server time so clients can correct skew.
     reply.header('timestamp', String(Math.floor(clock.now() / 1000)));
-    if (request.url.startsWith('/v1/')) {
-      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-      reply.header('x-content-type-options', 'nosniff');
-    }
+    if (request.url.startsWith('/v1/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    applySecurityHeaders(reply, securityHeaders);
     done(null, payload);
   });
   server.addHook('onResponse', (request, reply, done) => {

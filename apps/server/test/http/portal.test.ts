@@ -68,4 +68,20 @@ describe('serving the built portal', () => {
     expect(page.headers['cache-control']).toBe('no-cache');
     expect(page.headers['content-encoding']).toBeUndefined();
   });
+
+  it('sends its pages with a CSP that forbids framing, and nosniff and a referrer policy on everything (issue 9, hole 11)', async () => {
+    for (const path of ['/ecosystem-platform/', '/ecosystem-platform/no/such/page']) {
+      const page = await get(`${t.url}${path}`);
+      expect(page.headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
+      expect(page.headers['content-security-policy']).toMatch(/object-src 'none'/);
+      expect(page.headers['x-frame-options']).toBe('DENY');
+      expect(page.headers['x-content-type-options']).toBe('nosniff');
+      expect(page.headers['referrer-policy']).toBe('no-referrer');
+      // PUBLIC_URL is http here: no HSTS on a plain-HTTP origin.
+      expect(page.headers['strict-transport-security']).toBeUndefined();
+    }
+    const asset = await get(`${t.url}/ecosystem-platform/assets/js/main.abc.js`);
+    expect(asset.headers['x-content-type-options']).toBe('nosniff');
+    expect(asset.headers['content-security-policy']).toBeUndefined();
+  });
 });

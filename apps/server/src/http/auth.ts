@@ -16,7 +16,11 @@ export interface TokenStrategy<C> {
   find(id: string, now: number): C | null | Promise<C | null>;
   /** Hawk MAC key of the found credentials (onepw tokens only). */
   authKey?(credentials: C): string;
-  /** Single-use tokens are deleted as they authenticate; false when another request won the race. */
+  /**
+   * Single-use tokens are deleted once the request is valid (after schema validation, before the
+   * handler): a malformed request keeps the token, a failing one spends it. False when another
+   * request won the race.
+   */
   consume?(id: string): Promise<boolean>;
   /** Further checks after the token is proven (e.g. "session must be verified"). */
   check?(credentials: C): AppError | null;
@@ -49,6 +53,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: { strategy: StrategyName; credentials: unknown; tokenId: string } | null;
+    /** Spends the single-use token that authenticated the request (run after validation). */
+    authSpend: (() => Promise<boolean>) | null;
   }
 }
 
@@ -122,13 +128,11 @@ function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps):
     if (problem) throw problem;
     request.auth = { strategy: c.name, credentials, tokenId: c.id };
   };
-  const spend = (c: Candidate, credentials: unknown): void | Promise<void> => {
-    // Single-use tokens are spent now, before the handler runs: a failing request still uses them up.
-    if (!c.strategy.consume) return accept(c, credentials);
-    return c.strategy.consume(c.id).then((ok) => {
-      if (!ok) throw appError('INVALID_TOKEN', { detail: 'Token already used' });
-      accept(c, credentials);
-    });
+  const spend = (c: Candidate, credentials: unknown): void => {
+    accept(c, credentials);
+    // Single-use tokens are spent once the request has passed validation (see spendAfterValidation).
+    const consume = c.strategy.consume;
+    if (consume) request.authSpend = () => consume(c.id);
   };
   const proceed = (i: number, credentials: unknown): void | Promise<void> => {
     const c = list[i]!;
@@ -152,8 +156,17 @@ function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps):
   return attempt(0);
 }
 
+/** preHandler of routes that take a single-use token: validation has passed, so the token is spent now. */
+function spendAfterValidation(request: FastifyRequest, _reply: unknown, done: (err?: Error) => void): void {
+  const spend = request.authSpend;
+  if (!spend) return done();
+  request.authSpend = null;
+  spend().then((ok) => done(ok ? undefined : appError('INVALID_TOKEN', { detail: 'Token already used' })), done);
+}
+
 export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('auth', null);
+  app.decorateRequest('authSpend', null);
   app.addHook('onRoute', (route) => {
     // Every API route states its authentication; forgetting to is a startup error, not an open route.
     if (route.url.startsWith('/v1/') && !route.schema?.hide && route.config?.auth === undefined) {
@@ -168,6 +181,10 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
       if (!deps.strategies[name as StrategyName]) throw new Error(`route ${route.method} ${route.url} uses unknown auth strategy ${name}`);
     }
     route.schema = { ...route.schema, security: securityRequirements(auth, deps.strategies) } as typeof route.schema;
+    if (auth.strategies.some((name) => (deps.strategies[name] as AnyStrategy).consume)) {
+      const existing = route.preHandler ? (Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]) : [];
+      route.preHandler = [spendAfterValidation, ...existing] as typeof route.preHandler;
+    }
   });
   // Callback style: most requests authenticate synchronously and need no promise at all.
   app.addHook('preValidation', (request, _reply, done) => {

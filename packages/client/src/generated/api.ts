@@ -563,7 +563,7 @@ export interface paths {
         put?: never;
         /**
          * Reset the password
-         * @description Sets a new password with the accountResetToken (spent even when the request fails). Without a recovery key kB is replaced: v1 gets a random one; a v2 client sends wrapKb, wrapKbVersion2 and clientSalt for the kB it chose. Ends every session and token. `sessionToken: true` returns a new confirmed session; `?keys=true` needs it.
+         * @description Sets a new password with the accountResetToken (spent once the request passes schema validation, even when it then fails). Without a recovery key kB is replaced: v1 gets a random one; a v2 client sends wrapKb, wrapKbVersion2 and clientSalt for the kB it chose. Ends every session and token. `sessionToken: true` returns a new confirmed session; `?keys=true` needs it.
          */
         post: operations["accountReset"];
         delete?: never;

@@ -1090,10 +1090,10 @@ export class TesseraClient {
   /**
    * Reset the password.
    *
-   * Sets a new password with the accountResetToken (spent even when the request fails). Without a
-   * recovery key kB is replaced: v1 gets a random one; a v2 client sends wrapKb, wrapKbVersion2 and
-   * clientSalt for the kB it chose. Ends every session and token. `sessionToken: true` returns a
-   * new confirmed session; `?keys=true` needs it.
+   * Sets a new password with the accountResetToken (spent once the request passes schema
+   * validation, even when it then fails). Without a recovery key kB is replaced: v1 gets a random
+   * one; a v2 client sends wrapKb, wrapKbVersion2 and clientSalt for the kB it chose. Ends every
+   * session and token. `sessionToken: true` returns a new confirmed session; `?keys=true` needs it.
    *
    * `POST /v1/account/reset`. Authenticates with a accountResetToken.
    *

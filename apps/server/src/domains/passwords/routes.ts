@@ -119,7 +119,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
     config: { auth: 'accountResetToken', stretches: true },
     schema: {
       tags: [TAG], summary: 'Reset the password',
-      description: 'Sets a new password with the accountResetToken (spent even when the request fails). Without a recovery key kB is replaced: v1 gets a random one; a v2 client sends wrapKb, wrapKbVersion2 and clientSalt for the kB it chose. Ends every session and token. `sessionToken: true` returns a new confirmed session; `?keys=true` needs it.',
+      description: 'Sets a new password with the accountResetToken (spent once the request passes schema validation, even when it then fails). Without a recovery key kB is replaced: v1 gets a random one; a v2 client sends wrapKb, wrapKbVersion2 and clientSalt for the kB it chose. Ends every session and token. `sessionToken: true` returns a new confirmed session; `?keys=true` needs it.',
       querystring: Type.Object({ keys: Type.Optional(keysQuery) }),
       body: body({
         authPW, wrapKb: Type.Optional(wrapKb), ...v2Fields,

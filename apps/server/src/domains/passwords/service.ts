@@ -55,7 +55,8 @@ export class PasswordsService {
   /** The account a reset may start for: primary address, confirmed (else 102, 145). */
   private async accountForReset(email: string): Promise<Account> {
     const found = await this.deps.records.findByEmail(this.deps.db, email);
-    if (!found || !found.account.emailVerified) throw appError('ACCOUNT_UNKNOWN', { email });
+    // A disabled account cannot be taken back by a reset either.
+    if (!found || !found.account.emailVerified || found.account.disabledAt !== null) throw appError('ACCOUNT_UNKNOWN', { email });
     if (!found.emailRecord.isPrimary) throw appError('RESET_PASSWORD_WITH_SECONDARY_EMAIL');
     return found.account;
   }

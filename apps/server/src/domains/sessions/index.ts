@@ -41,6 +41,8 @@ export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsS
   const sessions = new SessionsService(deps);
   const cache = new SessionCache(writeEpoch, deps.cacheMs);
   const checkLive = (s: SessionWithAccount, now: number) => {
+    // A disabled account's sessions stop working at once (issue 9, hole 10).
+    if (s.account.disabledAt !== null) return null;
     const live = sessions.isLive(s, now);
     return live === true ? s : live === false ? null : live.then((ok) => (ok ? s : null));
   };

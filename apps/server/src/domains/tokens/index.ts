@@ -50,11 +50,11 @@ function shortLived<T extends { createdAt: number; authKey: string }>(
 export function createTokensDomain({ db, config }: TokensDeps): Domain<TokensService> {
   const keyFetchToken = shortLived<KeyFetchToken>('keyFetchToken', 'A key fetch token (single use).',
     config.keyFetchLifetime, (id) => store.findKeyFetchToken(db, id));
-  const accountResetToken = shortLived<AccountResetToken>('accountResetToken', 'An account reset token (single use: spent even when the request fails).',
+  const accountResetToken = shortLived<AccountResetToken>('accountResetToken', 'An account reset token (single use: spent once the request passes schema validation, even when it then fails).',
     config.accountResetLifetime, (id) => store.findAccountResetToken(db, id), (id) => store.deleteAccountResetToken(db, id));
   const passwordForgotToken = shortLived<PasswordForgotToken>('passwordForgotToken', 'A password forgot token.',
     config.passwordForgotLifetime, (id) => store.findPasswordForgotToken(db, id));
-  const passwordChangeToken = shortLived<PasswordChangeToken>('passwordChangeToken', 'A password change token (single use: spent even when the request fails).',
+  const passwordChangeToken = shortLived<PasswordChangeToken>('passwordChangeToken', 'A password change token (single use: spent once the request passes schema validation, even when it then fails).',
     config.passwordChangeLifetime, (id) => store.findPasswordChangeToken(db, id), (id) => store.deletePasswordChangeToken(db, id));
   return {
     name: 'tokens',

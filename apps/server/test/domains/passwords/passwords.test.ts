@@ -32,16 +32,20 @@ describe.each(httpDialects())('password flows (%s)', (dialect) => {
     expect(await t.accounts.fetchKeys(relogin.keyFetchToken!, relogin.unwrapBKey)).toEqual(before);
   });
 
-  it('refuses change/start with a wrong old password and spends the change token once', async () => {
+  it('refuses change/start with a wrong old password; the change token survives a malformed finish and is spent by a valid one', async () => {
     const acct = await verifiedAccount(t);
     await expectError(t.client.passwordChangeStart(acct.sessionToken, { email: acct.email, oldAuthPW: 'c'.repeat(64) }), 'INCORRECT_PASSWORD', 400);
     const creds = await t.accounts.credentialsFor(acct.email, acct.password);
     const start = await t.client.passwordChangeStart(acct.sessionToken, { email: acct.email, oldAuthPW: creds.authPW });
     expect(start.keyFetchToken2).toMatch(/^[0-9a-f]{64}$/);
     expect(start.keyFetchToken).toBeUndefined();
-    // finish without wrapKb would lose kB: refused, and the token is spent anyway.
+    // finish without wrapKb would lose kB: refused by the schema, and the token is kept.
     await expectError(t.client.passwordChangeFinish(start.passwordChangeToken, { authPW: 'd'.repeat(64) } as never), 'MISSING_PARAMETER', 400);
-    await expectError(t.client.passwordChangeFinish(start.passwordChangeToken, { authPW: 'd'.repeat(64), wrapKb: 'e'.repeat(64) }), 'INVALID_TOKEN', 401);
+    // A valid request spends it even when it then fails (a session id of no session of this account)…
+    await expectError(t.client.passwordChangeFinish(start.passwordChangeToken, { authPW: 'd'.repeat(64), wrapKb: 'e'.repeat(64), sessionToken: 'f'.repeat(64) }), 'INVALID_TOKEN', 401);
+    // …so it cannot be used again.
+    const again = await expectError(t.client.passwordChangeFinish(start.passwordChangeToken, { authPW: 'd'.repeat(64), wrapKb: 'e'.repeat(64) }), 'INVALID_TOKEN', 401);
+    expect(again.body.detail).toMatch(/Unknown or expired|already used/);
     // The old password still works: nothing changed.
     expect((await t.accounts.signIn(acct.email, acct.password)).uid).toBe(acct.uid);
   });
@@ -165,6 +169,44 @@ describe.each(httpDialects())('password flows (%s)', (dialect) => {
     } finally {
       await timed.close();
     }
+  });
+
+  it('voids a pending one-time reset code when the password changes (issue 9, hole 10)', async () => {
+    const acct = await verifiedAccount(t);
+    const since = t.mail.messages.length;
+    await t.client.passwordForgotSendOtp({ email: acct.email });
+    const { code } = await t.mail.waitFor(acct.email, 'passwordForgotOtp', since);
+    await t.accounts.changePassword(acct.sessionToken, acct.email, acct.password, 'a changed password');
+    // The code was requested under the old password: it must not outlive it.
+    await expectError(t.client.passwordForgotVerifyOtp({ email: acct.email, code: code! }), 'INVALID_VERIFICATION_CODE', 400);
+    expect(await t.storage.db.selectFrom('password_forgot_otps').selectAll().where('uid', '=', acct.uid).execute()).toEqual([]);
+  });
+
+  it('keeps a single-use token when the request fails schema validation, spends it otherwise (issue 9, hole 10)', async () => {
+    const acct = await verifiedAccount(t);
+    const sent = await t.client.passwordForgotSendCode({ email: acct.email });
+    const code = (await t.mail.waitFor(acct.email, 'recoveryEmail', t.mail.messages.length - 1)).code!;
+    const { accountResetToken } = await t.client.passwordForgotVerifyCode(sent.passwordForgotToken, { code });
+    const { rawRequest } = await import('../../helpers.js');
+    const { deriveTokenKeys } = await import('@tessera/protocol');
+    const bearer = `Bearer fxar_${deriveTokenKeys('accountResetToken', accountResetToken).tokenId}`;
+    // Malformed: authPW too short, an unknown field. The token survives both.
+    expectError(await rawRequest(t.url, 'POST', '/account/reset', { body: { authPW: 'ab' }, authorization: bearer }), 'INVALID_PARAMETER', 400);
+    expectError(await rawRequest(t.url, 'POST', '/account/reset', { body: { authPW: 'a'.repeat(64), extra: 1 }, authorization: bearer }), 'INVALID_PARAMETER', 400);
+    const reset = await t.accounts.resetPassword(accountResetToken, acct.email, 'reset after a typo');
+    expect(reset.uid).toBe(acct.uid);
+    // Valid, then spent: a second use is refused.
+    await expectError(t.accounts.resetPassword(accountResetToken, acct.email, 'again'), 'INVALID_TOKEN', 401);
+  });
+
+  it('a disabled account cannot start a reset, and its sessions stop working (issue 9, hole 10)', async () => {
+    const acct = await verifiedAccount(t);
+    expect((await t.client.sessionStatus(acct.sessionToken)).uid).toBe(acct.uid);
+    await t.storage.db.updateTable('accounts').set({ disabled_at: Date.now() }).where('uid', '=', acct.uid).execute();
+    await expectError(t.client.passwordForgotSendCode({ email: acct.email }), 'ACCOUNT_UNKNOWN', 400);
+    await expectError(t.accounts.signIn(acct.email, acct.password), 'LOGIN_WITH_INVALID_EMAIL', 400);
+    // The session cache trusts an entry for at most SESSION_CACHE_MS and only until this process writes.
+    await expectError(t.client.sessionStatus(acct.sessionToken), 'INVALID_TOKEN', 401);
   });
 
   it('reset without a session reply, keys need a session, recovery keys are not known yet', async () => {

@@ -21,11 +21,12 @@ export const wrapKb = hex(64, 'kB XOR unwrapBKey, chosen by the client (v2 sign-
 export const uid = hex(32, 'Account id: 16 bytes as 32 hex characters.');
 export const sessionTokenId = hex(64, 'The id of a session token (its HKDF-derived tokenId, not the token).');
 
-export const CLIENT_SALT_PATTERN = '^identity\\.mozilla\\.com/picl/v1/quickStretch(?:V2)?:';
+/** protocol.md §1.2: the v2 salt is the quickStretchV2 prefix and 32 lowercase hex characters, nothing else. */
+export const CLIENT_SALT_PATTERN = '^identity\\.mozilla\\.com/picl/v1/quickStretchV2:[0-9a-f]{32}$';
 export const clientSalt = Type.String({
   maxLength: 128,
   pattern: CLIENT_SALT_PATTERN,
-  description: 'The v2 salt, `identity.mozilla.com/picl/v1/quickStretchV2:` plus 32 hex characters (the v1 prefix is accepted too). Without it version 1 is assumed.',
+  description: 'The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed.',
 });
 
 export const service = Type.String({ maxLength: 16, pattern: '^[a-zA-Z0-9-]*$', description: 'The relying service (letters, digits, hyphen; at most 16).' });
@@ -78,6 +79,17 @@ export const MetricsContextSchema = Type.Object(
 export const metricsContext = Type.Unsafe<Static<typeof MetricsContextSchema>>(Type.Ref('MetricsContext'));
 
 export const keysQuery = Type.Boolean({ description: 'Also return a keyFetchToken for GET /account/keys.' });
+
+/**
+ * protocol.md §1.4: the version-2 password fields travel together, and with wrapKb (the kB they
+ * wrap). As a schema rule, so the OpenAPI document says what the server enforces.
+ */
+const V2_FIELDS = ['authPWVersion2', 'wrapKbVersion2', 'clientSalt', 'wrapKb'] as const;
+const V2_DEPENDENCIES = Object.fromEntries(V2_FIELDS.slice(0, 3).map((f) => [f, V2_FIELDS.filter((o) => o !== f)]));
+
+/** A body that sets a password: refuses unknown fields, and the version-2 fields go together. */
+export const passwordBody = <P extends Record<string, TSchema>>(properties: P) =>
+  Type.Object(properties, { additionalProperties: false, dependentRequired: V2_DEPENDENCIES });
 
 /** A JSON object body that refuses unknown fields. */
 export const body = <P extends Record<string, TSchema>>(properties: P, description?: string) =>

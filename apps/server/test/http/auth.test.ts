@@ -289,11 +289,13 @@ describe.each(httpDialects())('token authentication (%s)', (dialect) => {
       a = await account(t);
     });
 
-    it('an accountResetToken is consumed even when the request fails', async () => {
+    it('an accountResetToken survives a request that fails validation and is spent by one that passes it, even if that fails', async () => {
       const token = await resetToken(t, a.email);
       const auth = bearer('accountResetToken', token);
-      const bad = await send(t, 'POST', '/account/reset', { authorization: auth, body: { authPW: 'not hex' } });
-      expectError(bad, 'INVALID_PARAMETER', 400);
+      expectError(await send(t, 'POST', '/account/reset', { authorization: auth, body: { authPW: 'not hex' } }), 'INVALID_PARAMETER', 400);
+      // Valid, but no recovery key matches: refused after the token is spent.
+      const failing = { authPW: hex(64), wrapKb: hex(64), recoveryKeyId: hex(32) };
+      expectError(await send(t, 'POST', '/account/reset', { authorization: auth, body: failing }), 'RECOVERY_KEY_NOT_FOUND', 400);
       expectInvalidToken(await send(t, 'POST', '/account/reset', { authorization: auth, body: { authPW: hex(64) } }));
       // The password is unchanged: the old authPW still proves it.
       const again = await t.client.passwordChangeStart(a.sessionToken, { email: a.email, oldAuthPW: a.authPW });
@@ -303,17 +305,19 @@ describe.each(httpDialects())('token authentication (%s)', (dialect) => {
     it('an accountResetToken presented twice at once is used by one request only', async () => {
       const token = await resetToken(t, a.email);
       const auth = bearer('accountResetToken', token);
-      const replies = await Promise.all([0, 1, 2].map(() => send(t, 'POST', '/account/reset', { authorization: auth, body: { authPW: 'zz' } })));
+      const body = { authPW: hex(64), wrapKb: hex(64), recoveryKeyId: hex(32) };
+      const replies = await Promise.all([0, 1, 2].map(() => send(t, 'POST', '/account/reset', { authorization: auth, body })));
       const statuses = replies.map((r) => r.status).sort();
       expect(statuses, replies.map((r) => r.text).join('\n')).toEqual([400, 401, 401]);
       for (const r of replies.filter((x) => x.status === 401)) expect(r.body.errno).toBe(110);
     });
 
-    it('a passwordChangeToken is consumed even when the request fails', async () => {
+    it('a passwordChangeToken survives a malformed finish and is spent by a valid one, even if that fails', async () => {
       const token = await changeToken(t, a);
       const auth = bearer('passwordChangeToken', token);
-      const bad = await send(t, 'POST', '/password/change/finish', { authorization: auth, body: { authPW: hex(64) } });
-      expectError(bad, 'MISSING_PARAMETER', 400);
+      expectError(await send(t, 'POST', '/password/change/finish', { authorization: auth, body: { authPW: hex(64) } }), 'MISSING_PARAMETER', 400);
+      // Valid, but naming no session of this account: refused after the token is spent.
+      expectInvalidToken(await send(t, 'POST', '/password/change/finish', { authorization: auth, body: { authPW: hex(64), wrapKb: hex(64), sessionToken: hex(64) } }));
       expectInvalidToken(await send(t, 'POST', '/password/change/finish', { authorization: auth, body: { authPW: hex(64), wrapKb: hex(64) } }));
       // Hawk can't revive it either.
       const payload = JSON.stringify({ authPW: hex(64), wrapKb: hex(64) });

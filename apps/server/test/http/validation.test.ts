@@ -367,20 +367,25 @@ describe('request validation (spec 1 §5) over HTTP', () => {
     const fakeSetupToken = 'eyJhbGciOiJIUzI1NiJ9.eyJ1aWQiOiJ4In0.c2lnbmF0dXJl';
     const finishSetup = (extra: Record<string, unknown>) => post('/account/finish_setup', { token: fakeSetupToken, authPW: hex(64), ...extra });
 
-    it('clientSalt: the v1 and v2 quick-stretch prefixes are accepted; another prefix is rejected', async () => {
+    // The v2 group with a given clientSalt (the fields go together, so each needs the others).
+    const v2With = (clientSalt: string) => ({ authPWVersion2: hex(64), wrapKb: hex(64), wrapKbVersion2: hex(64), clientSalt });
+
+    it('clientSalt: only the v2 form (quickStretchV2 prefix + 32 lowercase hex) passes; the v1 prefix and anything else is refused', async () => {
       const bogusToken = { status: 401, errno: 110 };
-      expectPassed(await finishSetup({ clientSalt: `${V2_PREFIX}${hex(32)}` }), bogusToken);
-      expectPassed(await finishSetup({ clientSalt: `${V1_PREFIX}someone@example.com` }), bogusToken);
-      expectInvalid(await finishSetup({ clientSalt: `identity.mozilla.com/picl/v1/quickStretchV3:${hex(32)}` }), 'clientSalt', { rule: 'pattern' });
-      expectInvalid(await finishSetup({ clientSalt: hex(32) }), 'clientSalt', { rule: 'pattern' });
-      expectInvalid(await finishSetup({ clientSalt: `x${V2_PREFIX}${hex(32)}` }), 'clientSalt', { rule: 'pattern' });
+      expectPassed(await finishSetup(v2With(`${V2_PREFIX}${hex(32)}`)), bogusToken);
+      // The server never stretches with a v1 salt the client sends (protocol.md §1.2), so the schema
+      // refuses it too instead of letting the request fail later.
+      expectInvalid(await finishSetup(v2With(`${V1_PREFIX}someone@example.com`)), 'clientSalt', { rule: 'pattern' });
+      expectInvalid(await finishSetup(v2With(`identity.mozilla.com/picl/v1/quickStretchV3:${hex(32)}`)), 'clientSalt', { rule: 'pattern' });
+      expectInvalid(await finishSetup(v2With(hex(32))), 'clientSalt', { rule: 'pattern' });
+      expectInvalid(await finishSetup(v2With(`x${V2_PREFIX}${hex(32)}`)), 'clientSalt', { rule: 'pattern' });
+      expectInvalid(await finishSetup(v2With(`${V2_PREFIX}${'A'.repeat(32)}`)), 'clientSalt', { rule: 'pattern' });
     });
 
-    it('clientSalt: 128 characters accepted, 129 rejected', async () => {
-      const at128 = `${V2_PREFIX}${'a'.repeat(128 - V2_PREFIX.length)}`;
-      expect(at128).toHaveLength(128);
-      expectPassed(await finishSetup({ clientSalt: at128 }), { status: 401, errno: 110 });
-      expectInvalid(await finishSetup({ clientSalt: `${at128}a` }), 'clientSalt', { rule: 'maxLength' });
+    it('clientSalt: 31 or 33 hex characters are refused, and so is anything past 128 characters', async () => {
+      expectInvalid(await finishSetup(v2With(`${V2_PREFIX}${'a'.repeat(31)}`)), 'clientSalt', { rule: 'pattern' });
+      expectInvalid(await finishSetup(v2With(`${V2_PREFIX}${'a'.repeat(33)}`)), 'clientSalt', { rule: 'pattern' });
+      expectInvalid(await finishSetup(v2With(`${V2_PREFIX}${'a'.repeat(129 - V2_PREFIX.length)}`)), 'clientSalt', { rule: 'maxLength' });
     });
 
     it('a v2 sign-up with every field and ?keys=true is accepted and returns both key fetch tokens', async () => {
@@ -395,22 +400,21 @@ describe('request validation (spec 1 §5) over HTTP', () => {
       expect(await exists(email)).toBe(true);
     });
 
-    it('the version-2 fields go together: authPWVersion2 alone → 107 naming the missing keys', async () => {
+    it('the version-2 fields go together, with wrapKb: a partial group → 107 naming the first missing field (a schema rule)', async () => {
       const email = newEmail('v2half');
       const r = await post('/account/create', { email, authPW: hex(64), authPWVersion2: hex(64), wrapKb: hex(64) });
       expectError(r, 'INVALID_PARAMETER', 400);
       const v = r.body.validation as { source: string; keys: string[]; rule: string; message: string };
-      expect(v.source).toBe('payload');
-      expect(v.keys).toEqual(['wrapKbVersion2', 'clientSalt']);
-      expect(typeof v.rule).toBe('string');
-      expect(v.message).toContain('wrapKbVersion2');
-      expect(v.message).toContain('clientSalt');
+      expect(v).toEqual({ source: 'payload', keys: ['wrapKbVersion2'], rule: 'dependentRequired', message: 'wrapKbVersion2 is required when authPWVersion2 is present' });
       const noWrapKb = await post('/account/create', { email, authPW: hex(64), authPWVersion2: hex(64), wrapKbVersion2: hex(64), clientSalt: `${V2_PREFIX}${hex(32)}` });
       expectError(noWrapKb, 'INVALID_PARAMETER', 400);
       expect((noWrapKb.body.validation as { keys: string[] }).keys).toEqual(['wrapKb']);
       const saltOnly = await post('/account/create', { email, authPW: hex(64), clientSalt: `${V2_PREFIX}${hex(32)}` });
       expectError(saltOnly, 'INVALID_PARAMETER', 400);
-      expect((saltOnly.body.validation as { keys: string[] }).keys).toEqual(['authPWVersion2', 'wrapKbVersion2']);
+      expect((saltOnly.body.validation as { keys: string[] }).keys).toEqual(['authPWVersion2']);
+      // The OpenAPI document says the same, so generated clients know the rule.
+      const doc = JSON.parse(JSON.stringify((await send('GET', '/openapi.json')).body)) as { paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: { dependentRequired?: Record<string, string[]> } } } } } }> };
+      expect(doc.paths['/v1/account/create']!.post.requestBody.content['application/json'].schema.dependentRequired?.authPWVersion2).toEqual(['wrapKbVersion2', 'clientSalt', 'wrapKb']);
       // None of these left an account behind.
       expect(await exists(email)).toBe(false);
     });

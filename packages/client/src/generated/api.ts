@@ -726,7 +726,7 @@ export interface operations {
                     wrapKb?: string;
                     /** @description kB XOR the v2 unwrapBKey. */
                     wrapKbVersion2?: string;
-                    /** @description The v2 salt, `identity.mozilla.com/picl/v1/quickStretchV2:` plus 32 hex characters (the v1 prefix is accepted too). Without it version 1 is assumed. */
+                    /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
                     clientSalt?: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
                     service?: string;
@@ -1513,7 +1513,7 @@ export interface operations {
                     wrapKb?: string;
                     /** @description kB XOR the v2 unwrapBKey. */
                     wrapKbVersion2?: string;
-                    /** @description The v2 salt, `identity.mozilla.com/picl/v1/quickStretchV2:` plus 32 hex characters (the v1 prefix is accepted too). Without it version 1 is assumed. */
+                    /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
                     clientSalt?: string;
                     metricsContext?: components["schemas"]["MetricsContext"];
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
@@ -1619,7 +1619,7 @@ export interface operations {
                     wrapKb?: string;
                     /** @description kB XOR the v2 unwrapBKey. */
                     wrapKbVersion2?: string;
-                    /** @description The v2 salt, `identity.mozilla.com/picl/v1/quickStretchV2:` plus 32 hex characters (the v1 prefix is accepted too). Without it version 1 is assumed. */
+                    /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
                     clientSalt?: string;
                 };
             };
@@ -2524,7 +2524,7 @@ export interface operations {
                     wrapKb: string;
                     authPWVersion2?: string;
                     wrapKbVersion2?: string;
-                    /** @description The v2 salt, `identity.mozilla.com/picl/v1/quickStretchV2:` plus 32 hex characters (the v1 prefix is accepted too). Without it version 1 is assumed. */
+                    /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
                     clientSalt?: string;
                     /** @description The id of a session token (its HKDF-derived tokenId, not the token). */
                     sessionToken?: string;
@@ -3091,7 +3091,7 @@ export interface operations {
                     wrapKb?: string;
                     authPWVersion2?: string;
                     wrapKbVersion2?: string;
-                    /** @description The v2 salt, `identity.mozilla.com/picl/v1/quickStretchV2:` plus 32 hex characters (the v1 prefix is accepted too). Without it version 1 is assumed. */
+                    /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
                     clientSalt?: string;
                     recoveryKeyId?: string;
                     /** @description Return a new session. */
@@ -3193,7 +3193,7 @@ export interface operations {
                     wrapKb?: string;
                     authPWVersion2?: string;
                     wrapKbVersion2?: string;
-                    /** @description The v2 salt, `identity.mozilla.com/picl/v1/quickStretchV2:` plus 32 hex characters (the v1 prefix is accepted too). Without it version 1 is assumed. */
+                    /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
                     clientSalt?: string;
                 };
             };

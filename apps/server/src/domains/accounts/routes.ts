@@ -5,7 +5,7 @@ import { contextOf } from '../../http/context.js';
 import { credentialsOf } from '../../http/auth.js';
 import { responses } from '../../http/responses.js';
 import {
-  authPW, body, clientSalt, email, hex, keysQuery, metricsContext, reason, redirectTo, resume, service, uid,
+  authPW, body, clientSalt, passwordBody, email, hex, keysQuery, metricsContext, reason, redirectTo, resume, service, uid,
   unblockCode, verificationMethod, wrapKb,
   SigninState,
 } from '../../http/schemas.js';
@@ -70,7 +70,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
       tags: [TAG], summary: 'Create an account',
       description: 'Creates an account, its first (unconfirmed) session and, with `?keys=true`, key fetch tokens. Sends the confirmation email: a link by default, a 6-digit code with `verificationMethod: email-otp`. The version-2 fields (authPWVersion2, wrapKb, wrapKbVersion2, clientSalt) go together.',
       querystring: Type.Object({ keys: Type.Optional(keysQuery), service: Type.Optional(service) }),
-      body: body({
+      body: passwordBody({
         email: email(), authPW, ...v2Fields,
         service: Type.Optional(service), redirectTo: Type.Optional(redirectTo), resume: Type.Optional(resume),
         metricsContext: Type.Optional(metricsContext), style: Type.Optional(Type.Literal('trailhead')),
@@ -244,7 +244,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
       tags: [TAG], summary: 'Set the first password of a stub account',
       description: 'With the stub\'s OAuth access token. Creates a session; `?sendVerifyEmail=true` (default) emails a 6-digit code to confirm the address.',
       querystring: Type.Object({ sendVerifyEmail: Type.Optional(Type.Boolean({ default: true })) }),
-      body: body({ authPW, ...v2Fields, metricsContext: Type.Optional(metricsContext), service: Type.Optional(service) }),
+      body: passwordBody({ authPW, ...v2Fields, metricsContext: Type.Optional(metricsContext), service: Type.Optional(service) }),
       response: responses(Type.Object({ uid, sessionToken: hex64 }), ['CANNOT_CREATE_PASSWORD', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT', 'SERVER_BUSY'], { auth: true }),
     },
   }, async (req) => {
@@ -257,7 +257,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
     schema: {
       tags: [TAG], summary: 'Set the first password with an emailed setup token',
       description: 'The setup token (a JWT from `/account/stub`) proves the address, so the account is confirmed and the new session is confirmed too.',
-      body: body({ token: Type.String({ minLength: 16, maxLength: 2048, pattern: '^[\\w-]+\\.[\\w-]+\\.[\\w-]+$' }), authPW, ...v2Fields }),
+      body: passwordBody({ token: Type.String({ minLength: 16, maxLength: 2048, pattern: '^[\\w-]+\\.[\\w-]+\\.[\\w-]+$' }), authPW, ...v2Fields }),
       response: responses(Type.Object({ uid, sessionToken: hex64, verified: Type.Boolean() }), ['INVALID_TOKEN', 'SERVER_BUSY']),
     },
   }, async (req) => {

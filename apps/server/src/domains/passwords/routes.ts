@@ -4,7 +4,7 @@ import { contextOf } from '../../http/context.js';
 import { credentialsOf } from '../../http/auth.js';
 import { responses } from '../../http/responses.js';
 import {
-  authPW, body, clientSalt, email, hex, hexUpTo, keysQuery, metricsContext, redirectTo, resume, service, sessionTokenId, uid, wrapKb,
+  authPW, body, clientSalt, passwordBody, email, hex, hexUpTo, keysQuery, metricsContext, redirectTo, resume, service, sessionTokenId, uid, wrapKb,
 } from '../../http/schemas.js';
 import type { PasswordsService } from './service.js';
 
@@ -38,7 +38,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
       tags: [TAG], summary: 'Finish a password change',
       description: 'Sets the new password; `wrapKb` is kB re-wrapped with the new unwrapBKey, so kB is unchanged. Ends every session and token of the account and, given `sessionToken` (the caller\'s session id), returns a new session in that session\'s state. Adding the version-2 fields to an unchanged v1 password is an upgrade and ends nothing.',
       querystring: Type.Object({ keys: Type.Optional(keysQuery) }),
-      body: body({ authPW, wrapKb, ...v2Fields, sessionToken: Type.Optional(sessionTokenId) }),
+      body: passwordBody({ authPW, wrapKb, ...v2Fields, sessionToken: Type.Optional(sessionTokenId) }),
       response: responses(Type.Object({
         uid: Type.Optional(uid), sessionToken: Type.Optional(hex64), verified: Type.Optional(Type.Boolean()), authAt: Type.Optional(Type.Integer()),
         keyFetchToken: Type.Optional(hex64), keyFetchToken2: Type.Optional(hex64),
@@ -121,7 +121,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
       tags: [TAG], summary: 'Reset the password',
       description: 'Sets a new password with the accountResetToken (spent once the request passes schema validation, even when it then fails). Without a recovery key kB is replaced: v1 gets a random one; a v2 client sends wrapKb, wrapKbVersion2 and clientSalt for the kB it chose. Ends every session and token. `sessionToken: true` returns a new confirmed session; `?keys=true` needs it.',
       querystring: Type.Object({ keys: Type.Optional(keysQuery) }),
-      body: body({
+      body: passwordBody({
         authPW, wrapKb: Type.Optional(wrapKb), ...v2Fields,
         recoveryKeyId: Type.Optional(hexUpTo(32)),
         sessionToken: Type.Optional(Type.Boolean({ description: 'Return a new session.' })),
@@ -140,7 +140,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
     schema: {
       tags: [TAG], summary: 'Set a password on an account without one',
       description: 'For accounts created without a password (e.g. through a linked account). 206 when the account has one.',
-      body: body({ authPW, wrapKb: Type.Optional(wrapKb), ...v2Fields }),
+      body: passwordBody({ authPW, wrapKb: Type.Optional(wrapKb), ...v2Fields }),
       response: responses(Type.Object({ passwordCreated: Type.Integer({ description: 'Milliseconds since the epoch.' }) }), ['CANNOT_CREATE_PASSWORD', 'SESSION_UNVERIFIED', 'SERVER_BUSY'], { auth: true }),
     },
   }, async (req) => passwords.create(credentialsOf(req, 'sessionTokenVerified'), req.body));

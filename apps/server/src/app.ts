@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
+import { developmentSecret } from './crypto/dev-secret.js';
 import { ScryptPool } from './crypto/scrypt-pool.js';
 import { AccountLifecycle, composeDomains, type Domain } from './domain.js';
 import { createAccountRecords, createAccountsDomain, type AccountRecords, type AccountsService } from './domains/accounts/index.js';
@@ -92,12 +93,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   const signingKey = options.signingKey ?? loadSigningKey({
     file: config.server.signingKeyFile, devFile: join(config.server.dataDir, 'signing-key.pem'), production,
   });
+  const authSecret = config.server.authSecret || developmentSecret(join(config.server.dataDir, 'auth-secret'));
   const redis = config.server.redisUrl ? connectRedis(config.server.redisUrl) : null;
   const scrypt = new ScryptPool({ workers: config.server.scryptWorkers, maxPending: config.server.scryptMaxPending, nice: config.server.scryptNice });
   const sender = options.mailSender ?? (config.mail.smtpUrl
     ? new SmtpSender(config.mail.smtpUrl, config.mail.from)
     : new OutboxSender(join(config.server.dataDir, 'outbox'), config.mail.from, server.log, !production));
-  const mailer = new Mailer({ sender, bounces: bounceLog(db), clock, log: server.log, softBounceMs: 5 * 60_000 });
+  const mailer = new Mailer({ sender, bounces: bounceLog(db), clock, log: server.log, softBounceMs: 5 * 60_000, revealCodes: !production });
   const contentUrl = config.mail.contentUrl || config.server.publicUrl;
   const link = (path: string) => (params: Record<string, string | undefined>) => {
     const url = new URL(path, contentUrl);
@@ -117,13 +119,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const tokens = createTokensDomain({ db, config: config.tokens });
   const emails = createEmailsDomain({
-    db, clock, mailer, records, sessions: sessions.service, secret: config.server.authSecret,
+    db, clock, mailer, records, sessions: sessions.service, secret: authSecret,
     codeLifetimeMs: config.signin.codeLifetimeSeconds * 1000, codeTries: config.signin.codeTries,
     verifyLink: link('/verify_email'),
   });
   const accounts = createAccountsDomain({
     db, clock, scrypt, records, sessions: sessions.service, tokens: tokens.service, oauth: oauth.service,
-    confirmations: emails.service, secret: config.server.authSecret, issuer: config.server.publicUrl,
+    confirmations: emails.service, secret: authSecret, issuer: config.server.publicUrl,
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
     signin: {
       confirmationEnabled: config.signin.confirmationEnabled,
@@ -133,7 +135,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const passwords = createPasswordsDomain({
     db, clock, scrypt, mailer, records, accounts: accounts.service, sessions: sessions.service, tokens: tokens.service,
-    config: config.tokens, secret: config.server.authSecret, resetLink: link('/complete_reset_password'),
+    config: config.tokens, secret: authSecret, resetLink: link('/complete_reset_password'),
   });
   const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
     .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);

@@ -42,8 +42,8 @@ export const serverConfig = defineConfig({
     description: 'Comma-separated origins (besides PUBLIC_URL and CONTENT_URL) that emailed links may send the user back to with redirectTo.',
   },
   authSecret: {
-    env: 'AUTH_SECRET', secret: true, parse: str, default: 'development-only-secret-do-not-use-in-production',
-    description: 'Key for the server\'s own HMACs and JWTs (account setup tokens, later MFA tokens). At least 32 random characters in production.',
+    env: 'AUTH_SECRET', secret: true, parse: str, default: '', defaultText: '$DATA_DIR/auth-secret (generated in development)',
+    description: 'Key for the server\'s own HMACs and JWTs (codes, account setup tokens, later MFA tokens). At least 32 random characters; required in production. Unset outside production: a random one is generated once into the data folder.',
   },
   signingKeyFile: {
     env: 'SIGNING_KEY_FILE', parse: str, default: '', defaultText: '$DATA_DIR/signing-key.pem (generated in development)',
@@ -81,6 +81,9 @@ export type Config = {
   [K in keyof typeof CONFIG_SLICES]: ConfigValues<(typeof CONFIG_SLICES)[K]>;
 };
 
+/** Secrets that have appeared in Tessera's code or docs: never acceptable in production. */
+const PUBLISHED_SECRETS = ['development-only-secret-do-not-use-in-production'];
+
 export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     server: readConfig(serverConfig, env),
@@ -88,8 +91,15 @@ export function loadConfig(env: Env = process.env): Config {
     signin: readConfig(signinConfig, env),
     mail: readConfig(mailConfig, env),
   };
-  if (config.server.nodeEnv === 'production' && config.server.authSecret.length < 32) {
-    throw new ConfigError('AUTH_SECRET must be at least 32 characters when NODE_ENV=production');
+  const production = config.server.nodeEnv === 'production';
+  if (config.server.authSecret && config.server.authSecret.length < 32) {
+    throw new ConfigError('AUTH_SECRET must be at least 32 characters (use e.g. `openssl rand -hex 32`)');
+  }
+  if (production && PUBLISHED_SECRETS.includes(config.server.authSecret)) {
+    throw new ConfigError('AUTH_SECRET is a value published in Tessera\'s own code and docs: set a random one (e.g. `openssl rand -hex 32`)');
+  }
+  if (production && !config.mail.smtpUrl) {
+    throw new ConfigError('SMTP_URL must be set when NODE_ENV=production: without it every email, codes included, would be written to the outbox on disk');
   }
   return config;
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { generateSigningKeyPem, signingKeyFromPem } from './domains/keys/index.js';
@@ -11,7 +12,7 @@ import { migrateToLatest, openStorage } from './storage/db.js';
 export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
   const storage = openStorage('sqlite::memory:');
   await migrateToLatest(storage.db);
-  const config = loadConfig({ PORTAL_DIR: '/nonexistent', LOG_LEVEL: 'silent', NODE_ENV: 'test' });
+  const config = loadConfig({ PORTAL_DIR: '/nonexistent', LOG_LEVEL: 'silent', NODE_ENV: 'test', AUTH_SECRET: randomBytes(32).toString('hex') });
   const app = await createApp({ config, storage, logger: false, signingKey: signingKeyFromPem(generateSigningKeyPem(), 0) });
   try {
     return app.server.swagger() as unknown as Record<string, unknown>;

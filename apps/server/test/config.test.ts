@@ -19,8 +19,18 @@ describe('configuration from the environment', () => {
   });
 
   it('refuses to run in production without real secrets', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/AUTH_SECRET must be set/);
-    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'short' })).toThrow(/at least 32 characters/);
-    expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32) }).server.authSecret).toHaveLength(32);
+    const smtp = { SMTP_URL: 'smtp://mail.example:587' };
+    expect(() => loadConfig({ NODE_ENV: 'production', ...smtp })).toThrow(/AUTH_SECRET must be set/);
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'short', ...smtp })).toThrow(/at least 32 characters/);
+    expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp }).server.authSecret).toHaveLength(32);
+  });
+
+  it('refuses the secret that was once published as a default, short secrets anywhere, and production without SMTP (issue 9, hole 9)', () => {
+    const smtp = { SMTP_URL: 'smtp://mail.example:587' };
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'development-only-secret-do-not-use-in-production', ...smtp })).toThrow(/published/);
+    expect(() => loadConfig({ AUTH_SECRET: 'short' })).toThrow(/at least 32 characters/);
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'y'.repeat(40) })).toThrow(/SMTP_URL must be set/);
+    // Outside production there is no default secret at all: the server makes one per data folder.
+    expect(loadConfig({}).server.authSecret).toBe('');
   });
 });

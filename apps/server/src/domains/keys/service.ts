@@ -45,7 +45,10 @@ export function generateSigningKeyPem(): string {
  */
 export function loadSigningKey(options: { file: string; devFile: string; production: boolean }): SigningKey {
   if (options.file) {
-    return signingKeyFromPem(readFileSync(options.file, 'utf8'), statSync(options.file).mtimeMs);
+    const key = signingKeyFromPem(readFileSync(options.file, 'utf8'), statSync(options.file).mtimeMs);
+    const bits = key.privateKey.asymmetricKeyDetails?.modulusLength ?? 0;
+    if (options.production && bits < 2048) throw new Error(`SIGNING_KEY_FILE holds a ${bits}-bit RSA key: production needs 2048 bits or more`);
+    return key;
   }
   if (options.production) throw new Error('SIGNING_KEY_FILE must be set when NODE_ENV=production');
   if (!existsSync(options.devFile)) {

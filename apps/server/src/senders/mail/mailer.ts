@@ -18,6 +18,11 @@ export interface MailerDeps {
   log: FastifyBaseLogger;
   /** A soft bounce pauses mail to the address for this long. */
   softBounceMs: number;
+  /**
+   * Outside production, messages carry their code and link in X-Tessera-Code / X-Tessera-Link
+   * headers (tests and the CLI read them). Production never puts them anywhere but the body.
+   */
+  revealCodes: boolean;
 }
 
 /**
@@ -43,9 +48,10 @@ export class Mailer {
     const t = translator(pickLocale(locale));
     const content = template.content(t, data);
     const { text, html } = renderParts(content, t, to);
-    const code = template.code?.(data);
+    const code = this.deps.revealCodes ? template.code?.(data) : undefined;
+    const headers = this.deps.revealCodes ? template.headers(data) : {};
     try {
-      await this.deps.sender.send({ to, subject: content.subject, text, html, template: name, headers: template.headers(data), ...(code ? { code } : {}) });
+      await this.deps.sender.send({ to, subject: content.subject, text, html, template: name, headers, ...(code ? { code } : {}) });
     } catch (err) {
       if (err instanceof MailDeliveryError) {
         if (err.kind !== 'transport') await this.deps.bounces.record(to, err.kind, err.message.slice(0, 255), now);

@@ -6,7 +6,7 @@ import { createPool as createMysqlPool } from 'mysql2';
 import pg from 'pg';
 import { MIGRATIONS } from './migrations/index.js';
 import type { Database } from './schema.js';
-import { WriteEpoch } from './write-epoch.js';
+import { WriteEpoch, withWriteEpoch } from './write-epoch.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
 
@@ -84,7 +84,8 @@ function cachingStatements(sqlite: SQLite.Database, max = 500): SQLite.Database 
 /** Opens the database named by a DATABASE_URL (`sqlite:<path>`, `postgres://…`, `mysql://…`). */
 export function openStorage(url: string, options: { poolSize?: number; onError?: (err: Error) => void } = {}): Storage {
   const writeEpoch = new WriteEpoch();
-  const db = new Kysely<Database>({ dialect: makeDialect(url, options.poolSize ?? 10, options.onError ?? (() => undefined)), plugins: [writeEpoch] });
+  const dialect = withWriteEpoch(makeDialect(url, options.poolSize ?? 10, options.onError ?? (() => undefined)), writeEpoch);
+  const db = new Kysely<Database>({ dialect, plugins: [writeEpoch] });
   return { db, dialect: dialectOf(url), writeEpoch, destroy: () => db.destroy() };
 }
 

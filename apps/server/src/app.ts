@@ -19,7 +19,7 @@ import { createTokensDomain, type TokensService } from './domains/tokens/index.j
 import { installAuth } from './http/auth.js';
 import { installJsonParser } from './http/body.js';
 import { installDeclaredErrorCheck, type UndeclaredError } from './http/declared-errors.js';
-import { installErrorHandling } from './http/errors.js';
+import { clientErrorResponder, frameworkErrorResponder, installErrorHandling } from './http/errors.js';
 import { NonceCache } from './http/hawk.js';
 import { connectRedis, RedisNonceStore } from './http/redis-nonces.js';
 import { installOpenApi } from './http/openapi.js';
@@ -72,11 +72,17 @@ export async function createApp(options: AppOptions): Promise<App> {
   const { config, storage } = options;
   const clock = options.clock ?? systemClock;
   const { db } = storage;
+  const errorDeps = { infoUrl: new URL('/ecosystem-platform/reference/errors', config.server.publicUrl).toString() };
   const server = Fastify({
-    logger: options.logger === undefined
-      // Database errors can quote the values of a failed statement (token ids are credentials).
-      ? { level: config.server.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie', 'err.detail', 'err.parameters', 'err.sql'] }
-      : (options.logger as never),
+    // A logger instance (tests collect lines) goes in loggerInstance; otherwise options or false.
+    ...(typeof options.logger === 'object'
+      ? { loggerInstance: options.logger }
+      : {
+          logger: options.logger === undefined
+            // Database errors can quote the values of a failed statement (token ids are credentials).
+            ? { level: config.server.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie', 'err.detail', 'err.parameters', 'err.sql'] }
+            : options.logger,
+        }),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimit,
     trustProxy: config.server.trustProxy,
@@ -85,6 +91,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     // the request id carry it themselves.
     childLoggerFactory: (logger) => logger,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    // Faults before routing answer in the catalogue's shape too (issue 9, hole 5).
+    clientErrorHandler: clientErrorResponder(errorDeps),
+    frameworkErrors: frameworkErrorResponder(errorDeps),
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -146,7 +155,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   installJsonParser(server);
   installValidators(server, [ErrorBody, MetricsContextSchema]);
-  installErrorHandling(server, { infoUrl: new URL('/ecosystem-platform/reference/errors', config.server.publicUrl).toString() });
+  installErrorHandling(server, errorDeps);
   installAuth(server, {
     strategies,
     hawk: { host: publicUrl.hostname, port: Number(publicUrl.port || (publicUrl.protocol === 'https:' ? 443 : 80)), skewSeconds: config.server.hawkSkewSeconds },

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
+import { pino } from 'pino';
 import { TesseraAccounts, TesseraClient, type TokenPresentation } from '@tessera/client';
 import { createApp, type App } from '../src/app.js';
 import { ManualClock } from '../src/clock.js';
@@ -83,6 +84,8 @@ export interface TestServerOptions {
   /** Drive time by hand; the SDK's Hawk clock follows it. */
   manualClock?: boolean;
   presentation?: TokenPresentation;
+  /** Collect the server's log lines (JSON, level info and up) here instead of discarding them. */
+  logLines?: string[];
 }
 
 export interface TestServer {
@@ -130,8 +133,10 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     DATA_DIR: join(tmpdir(), 'tessera-test-data'), SMTP_URL: smtpUrl,
     ...options.env,
   });
+  const lines = options.logLines;
+  const logger = lines ? pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) : false;
   const app = await createApp({
-    config, storage, logger: false, signingKey: testSigningKey(),
+    config, storage, logger, signingKey: testSigningKey(),
     mailSender: new SmtpSender(smtpUrl, config.mail.from),
     ...(clock ? { clock } : {}),
   });

@@ -425,6 +425,10 @@ export const AUTH_ERRORS = {
     errno: 999, status: 404, message: 'Unknown endpoint',
     description: 'No route has this method and path. All routes are under /v1.',
   },
+  MALFORMED_REQUEST: {
+    errno: 999, status: 400, otherStatuses: [405, 406, 408, 414, 416, 417, 421, 426, 428, 431], message: 'Malformed request',
+    description: 'The HTTP request itself could not be understood: a bad URL escape, a method without the headers it needs, headers or a request line too large (431), conflicting length headers, a body cut short. Nothing was done; fix the request.',
+  },
   UNSUPPORTED_MEDIA_TYPE: {
     errno: 999, status: 415, message: 'Unsupported content type: send application/json',
     description: 'Request bodies must be JSON.',

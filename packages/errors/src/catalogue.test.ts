@@ -70,6 +70,7 @@ describe('auth error catalogue', () => {
         "INVALID_VERIFICATION_CODE": "400/105",
         "LOGIN_WITH_INVALID_EMAIL": "400/149",
         "LOGIN_WITH_SECONDARY_EMAIL": "400/142",
+        "MALFORMED_REQUEST": "400/999",
         "MESSAGE_REJECTED": "500/132",
         "MISMATCH_AUTHORIZATION_CODE": "400/173",
         "MISSING_CONTENT_LENGTH": "411/112",

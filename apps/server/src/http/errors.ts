@@ -1,6 +1,7 @@
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppError} from '@tessera/errors';
-import { appError, isAppError } from '@tessera/errors';
+import { appError, AUTH_ERRORS, isAppError } from '@tessera/errors';
 
 export interface ErrorDeps {
   /** The page documenting error bodies; each body's `info` links to its errno on it. */
@@ -16,12 +17,24 @@ const FASTIFY_CODES: Record<string, () => AppError> = {
   FST_ERR_CTP_INVALID_JSON_BODY: () => appError('INVALID_JSON'),
 };
 
+const MALFORMED_STATUSES: readonly number[] = [400, ...(AUTH_ERRORS.MALFORMED_REQUEST.otherStatuses ?? [])];
+
+/** A client fault by HTTP status: the catalogue's malformed-request error with that status (400 otherwise). */
+export function malformedRequest(status: number, reason: string): AppError {
+  return appError('MALFORMED_REQUEST', {}, `Malformed request: ${reason}`, MALFORMED_STATUSES.includes(status) ? status : 400);
+}
+
 function toAppError(err: FastifyError | Error): AppError | null {
   if (isAppError(err)) return err;
   const code = (err as FastifyError).code;
   if (code && FASTIFY_CODES[code]) return FASTIFY_CODES[code]();
   if (code === 'FST_ERR_FAILED_ERROR_SERIALIZATION' || code === 'FST_ERR_RESPONSE_SERIALIZATION') return null;
   if (err instanceof SyntaxError && (err as FastifyError).statusCode === 400) return appError('INVALID_JSON');
+  // Any other fault the framework or the socket blames on the client (a method without a
+  // Content-Type, a body cut short, …) stays a 4xx: a client cannot make the server answer 5xx.
+  const status = (err as FastifyError).statusCode;
+  if (status !== undefined && status >= 400 && status < 500) return malformedRequest(status, err.message);
+  if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || err.message === 'aborted') return malformedRequest(400, 'the request body was cut short');
   return null;
 }
 
@@ -40,6 +53,8 @@ export function installErrorHandling(app: FastifyInstance, deps: ErrorDeps): voi
     if (known) {
       // Shedding load (503) is routine and can come in floods: not an error worth a log line each.
       if (known.status >= 500 && known.status !== 503) request.log.error({ reqId: request.id, err: known, errno: known.errno }, 'request failed');
+      // A client's fault is the client's: worth a line at info, never an error.
+      else if (known.name === 'MALFORMED_REQUEST') request.log.info({ reqId: request.id, status: known.status, reason: err.message }, 'malformed request');
       return sendAppError(reply, known, deps);
     }
     // Unexpected: full detail goes to the log under the request id; the body carries only the id.
@@ -50,4 +65,31 @@ export function installErrorHandling(app: FastifyInstance, deps: ErrorDeps): voi
     const path = (request.url.split("?")[0] ?? "").slice(0, 200);
     return sendAppError(reply, appError('ENDPOINT_NOT_FOUND', {}, `Unknown endpoint: ${request.method} ${path}`), deps);
   });
+}
+
+/**
+ * Faults Node's HTTP parser finds before there is a request (a header section over the limit, a
+ * raw 0xFF in the request line, Content-Length with Transfer-Encoding): answered on the socket in
+ * the catalogue's shape, then the connection closes. Fastify's `clientErrorHandler`.
+ */
+export function clientErrorResponder(deps: ErrorDeps) {
+  return (err: Error, socket: Socket): void => {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (!socket.writable || code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const reason = status === 431 ? 'the header section is too large' : status === 408 ? 'the request took too long to arrive' : 'the request could not be parsed as HTTP/1.1';
+    const e = malformedRequest(status, reason);
+    const body = JSON.stringify(e.toBody(`${deps.infoUrl}#errno-${e.errno}`));
+    socket.end(`HTTP/1.1 ${status} ${e.error}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  };
+}
+
+/** Fastify's `frameworkErrors`: a URL whose escapes do not decode (`/v1/%zz`) and the like. */
+export function frameworkErrorResponder(deps: ErrorDeps) {
+  return (err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
+    void sendAppError(reply, malformedRequest(err.statusCode ?? 400, err.message), deps);
+  };
 }

@@ -16,7 +16,7 @@ export const ErrorBody = Type.Object(
 );
 
 /** Errors every route with a body or query can send. */
-const INPUT_ERRORS: AuthErrorName[] = ['INVALID_PARAMETER', 'MISSING_PARAMETER', 'INVALID_JSON', 'REQUEST_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
+const INPUT_ERRORS: AuthErrorName[] = ['INVALID_PARAMETER', 'MISSING_PARAMETER', 'INVALID_JSON', 'REQUEST_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'MALFORMED_REQUEST'];
 /** Errors every authenticated route can send. */
 const AUTH_FAILURES: AuthErrorName[] = ['INVALID_TOKEN', 'INVALID_REQUEST_SIGNATURE', 'INVALID_TIMESTAMP', 'INVALID_NONCE'];
 

@@ -19,6 +19,7 @@ export interface OperationErrors {
     | 'FAILED_TO_SEND_EMAIL'
     | 'TOTP_REQUIRED'
     | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   accountLogin:
@@ -38,6 +39,7 @@ export interface OperationErrors {
     | 'TOTP_REQUIRED'
     | 'SERVER_BUSY'
     | 'UNABLE_TO_LOGIN_NO_PASSWORD_SET'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   accountKeys:
@@ -56,6 +58,7 @@ export interface OperationErrors {
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
     | 'INVALID_NONCE'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   accountStatusByEmail:
@@ -63,6 +66,7 @@ export interface OperationErrors {
     | 'INVALID_PARAMETER'
     | 'MISSING_PARAMETER'
     | 'REQUEST_TOO_LARGE'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   accountCredentialsStatus:
@@ -74,6 +78,7 @@ export interface OperationErrors {
     | 'LOGIN_WITH_SECONDARY_EMAIL'
     | 'LOGIN_WITH_INVALID_EMAIL'
     | 'UNABLE_TO_LOGIN_NO_PASSWORD_SET'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   accountDestroy:
@@ -90,6 +95,7 @@ export interface OperationErrors {
     | 'INCORRECT_EMAIL_CASE'
     | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   account:
@@ -112,6 +118,7 @@ export interface OperationErrors {
     | 'MISSING_PARAMETER'
     | 'REQUEST_TOO_LARGE'
     | 'UNKNOWN_CLIENT_ID'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   accountSetPassword:
@@ -129,6 +136,7 @@ export interface OperationErrors {
     | 'FAILED_TO_SEND_EMAIL'
     | 'SERVER_BUSY'
     | 'CANNOT_CREATE_PASSWORD'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   accountFinishSetup:
@@ -138,6 +146,7 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'REQUEST_TOO_LARGE'
     | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   sessionStatus:
@@ -155,6 +164,7 @@ export interface OperationErrors {
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
     | 'INVALID_NONCE'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   sessionDuplicate:
@@ -166,6 +176,7 @@ export interface OperationErrors {
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
     | 'INVALID_NONCE'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   sessionVerifyCode:
@@ -179,6 +190,7 @@ export interface OperationErrors {
     | 'INVALID_NONCE'
     | 'EXPIRED_TOKEN_VERIFICATION_CODE'
     | 'INVALID_EXPIRED_OTP_CODE'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   sessionResendCode:
@@ -194,6 +206,7 @@ export interface OperationErrors {
     | 'BOUNCE_HARD'
     | 'BOUNCE_SOFT'
     | 'FAILED_TO_SEND_EMAIL'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   sessionReauth:
@@ -216,6 +229,7 @@ export interface OperationErrors {
     | 'FAILED_TO_SEND_EMAIL'
     | 'SERVER_BUSY'
     | 'UNABLE_TO_LOGIN_NO_PASSWORD_SET'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   recoveryEmailStatus:
@@ -231,6 +245,7 @@ export interface OperationErrors {
     | 'INVALID_PARAMETER'
     | 'MISSING_PARAMETER'
     | 'REQUEST_TOO_LARGE'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   recoveryEmailResendCode:
@@ -247,6 +262,7 @@ export interface OperationErrors {
     | 'BOUNCE_SOFT'
     | 'RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL'
     | 'FAILED_TO_SEND_EMAIL'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   passwordChangeStart:
@@ -263,6 +279,7 @@ export interface OperationErrors {
     | 'INCORRECT_EMAIL_CASE'
     | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   passwordChangeFinish:
@@ -275,6 +292,7 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'INVALID_NONCE'
     | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   passwordForgotSendCode:
@@ -288,6 +306,7 @@ export interface OperationErrors {
     | 'BOUNCE_SOFT'
     | 'RESET_PASSWORD_WITH_SECONDARY_EMAIL'
     | 'FAILED_TO_SEND_EMAIL'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   passwordForgotResendCode:
@@ -303,6 +322,7 @@ export interface OperationErrors {
     | 'BOUNCE_HARD'
     | 'BOUNCE_SOFT'
     | 'FAILED_TO_SEND_EMAIL'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   passwordForgotStatus:
@@ -321,6 +341,7 @@ export interface OperationErrors {
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
     | 'INVALID_NONCE'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   passwordForgotSendOtp:
@@ -334,6 +355,7 @@ export interface OperationErrors {
     | 'BOUNCE_SOFT'
     | 'RESET_PASSWORD_WITH_SECONDARY_EMAIL'
     | 'FAILED_TO_SEND_EMAIL'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   passwordForgotVerifyOtp:
@@ -345,6 +367,7 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'RESET_PASSWORD_WITH_SECONDARY_EMAIL'
     | 'EXPIRED_TOKEN_VERIFICATION_CODE'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   accountReset:
@@ -358,6 +381,7 @@ export interface OperationErrors {
     | 'INVALID_NONCE'
     | 'RECOVERY_KEY_NOT_FOUND'
     | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   passwordCreate:
@@ -372,6 +396,7 @@ export interface OperationErrors {
     | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
     | 'CANNOT_CREATE_PASSWORD'
+    | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   publicKeys:
@@ -427,8 +452,8 @@ export class TesseraClient {
    * @throws {TesseraApiError} ACCOUNT_EXISTS (101), INVALID_JSON (106), INVALID_PARAMETER (107),
    * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
    * BOUNCE_SOFT (135), EMAIL_EXISTS (136), VERIFIED_SECONDARY_EMAIL_EXISTS (144),
-   * FAILED_TO_SEND_EMAIL (151), TOTP_REQUIRED (160), SERVER_BUSY (201), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * FAILED_TO_SEND_EMAIL (151), TOTP_REQUIRED (160), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountCreate({ email, authPW });
    */
@@ -453,7 +478,7 @@ export class TesseraClient {
    * INCORRECT_EMAIL_CASE (120), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134), BOUNCE_SOFT (135),
    * LOGIN_WITH_SECONDARY_EMAIL (142), LOGIN_WITH_INVALID_EMAIL (149), FAILED_TO_SEND_EMAIL (151),
    * TOTP_REQUIRED (160), SERVER_BUSY (201), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountLogin({ email, authPW });
    */
@@ -494,7 +519,7 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), UNEXPECTED_ERROR (999),
+   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
    * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountStatus({ sessionToken });
@@ -518,7 +543,8 @@ export class TesseraClient {
    * `POST /v1/account/status`. No authentication.
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * REQUEST_TOO_LARGE (113), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountStatusByEmail({ email });
    */
@@ -538,8 +564,8 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INVALID_JSON (106), INVALID_PARAMETER (107),
    * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), LOGIN_WITH_SECONDARY_EMAIL (142),
-   * LOGIN_WITH_INVALID_EMAIL (149), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * LOGIN_WITH_INVALID_EMAIL (149), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountCredentialsStatus({ email });
    */
@@ -561,7 +587,7 @@ export class TesseraClient {
    * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
    * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), INVALID_NONCE (115),
    * INCORRECT_EMAIL_CASE (120), SESSION_UNVERIFIED (138), SERVER_BUSY (201),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountDestroy(sessionToken, { email, authPW });
    */
@@ -626,7 +652,7 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} ACCOUNT_EXISTS (101), INVALID_JSON (106), INVALID_PARAMETER (107),
    * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), UNKNOWN_CLIENT_ID (162),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountStub({ email, clientId });
    */
@@ -646,7 +672,7 @@ export class TesseraClient {
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
    * BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201), CANNOT_CREATE_PASSWORD (206),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountSetPassword(accessToken, { authPW });
    */
@@ -670,8 +696,8 @@ export class TesseraClient {
    * `POST /v1/account/finish_setup`. No authentication.
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * INVALID_TOKEN (110), REQUEST_TOO_LARGE (113), SERVER_BUSY (201), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * INVALID_TOKEN (110), REQUEST_TOO_LARGE (113), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountFinishSetup({ token, authPW });
    */
@@ -708,7 +734,7 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), UNEXPECTED_ERROR (999),
+   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
    * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionDestroy(sessionToken);
@@ -733,7 +759,7 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), UNEXPECTED_ERROR (999),
+   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
    * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionDuplicate(sessionToken);
@@ -759,7 +785,8 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), EXPIRED_TOKEN_VERIFICATION_CODE (153),
-   * INVALID_EXPIRED_OTP_CODE (183), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INVALID_EXPIRED_OTP_CODE (183), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionVerifyCode(sessionToken, { code });
    */
@@ -784,7 +811,7 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
-   * BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), UNEXPECTED_ERROR (999),
+   * BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
    * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionResendCode(sessionToken);
@@ -811,8 +838,8 @@ export class TesseraClient {
    * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), INVALID_NONCE (115),
    * INCORRECT_EMAIL_CASE (120), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134), BOUNCE_SOFT (135),
    * LOGIN_WITH_SECONDARY_EMAIL (142), LOGIN_WITH_INVALID_EMAIL (149), FAILED_TO_SEND_EMAIL (151),
-   * SERVER_BUSY (201), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * SERVER_BUSY (201), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionReauth(sessionToken, { email, authPW });
    */
@@ -855,7 +882,7 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INVALID_VERIFICATION_CODE (105),
    * INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryEmailVerifyCode({ uid, code });
    */
@@ -877,7 +904,7 @@ export class TesseraClient {
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
    * BOUNCE_SOFT (135), RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL (150), FAILED_TO_SEND_EMAIL (151),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryEmailResendCode(sessionToken);
    */
@@ -904,7 +931,7 @@ export class TesseraClient {
    * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
    * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), INVALID_NONCE (115),
    * INCORRECT_EMAIL_CASE (120), SESSION_UNVERIFIED (138), SERVER_BUSY (201),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordChangeStart(sessionToken, { email, oldAuthPW });
    */
@@ -930,8 +957,8 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), SERVER_BUSY (201), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordChangeFinish(passwordChangeToken, { authPW, wrapKb });
    */
@@ -958,7 +985,7 @@ export class TesseraClient {
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INVALID_JSON (106), INVALID_PARAMETER (107),
    * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
    * BOUNCE_SOFT (135), RESET_PASSWORD_WITH_SECONDARY_EMAIL (145), FAILED_TO_SEND_EMAIL (151),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordForgotSendCode({ email });
    */
@@ -982,7 +1009,7 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
-   * BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), UNEXPECTED_ERROR (999),
+   * BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
    * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordForgotResendCode(passwordForgotToken, { email });
@@ -1028,7 +1055,7 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_VERIFICATION_CODE (105), INVALID_JSON (106),
    * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
    * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), INVALID_NONCE (115),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordForgotVerifyCode(passwordForgotToken, { code });
    */
@@ -1053,7 +1080,7 @@ export class TesseraClient {
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INVALID_JSON (106), INVALID_PARAMETER (107),
    * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
    * BOUNCE_SOFT (135), RESET_PASSWORD_WITH_SECONDARY_EMAIL (145), FAILED_TO_SEND_EMAIL (151),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordForgotSendOtp({ email });
    */
@@ -1077,7 +1104,7 @@ export class TesseraClient {
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INVALID_VERIFICATION_CODE (105),
    * INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113),
    * RESET_PASSWORD_WITH_SECONDARY_EMAIL (145), EXPIRED_TOKEN_VERIFICATION_CODE (153),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordForgotVerifyOtp({ email, code });
    */
@@ -1100,7 +1127,7 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), RECOVERY_KEY_NOT_FOUND (158), SERVER_BUSY (201),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountReset(accountResetToken, { authPW });
    */
@@ -1126,7 +1153,8 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), SESSION_UNVERIFIED (138), SERVER_BUSY (201),
-   * CANNOT_CREATE_PASSWORD (206), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * CANNOT_CREATE_PASSWORD (206), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordCreate(sessionToken, { authPW });
    */

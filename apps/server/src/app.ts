@@ -134,7 +134,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const accounts = createAccountsDomain({
     db, clock, scrypt, records, sessions: sessions.service, tokens: tokens.service, oauth: oauth.service,
-    confirmations: emails.service, secret: authSecret, issuer: config.server.publicUrl,
+    confirmations: emails.service, secret: authSecret, issuer: config.server.publicUrl, mailer,
+    stubClientIds: config.accounts.stubClientIds.split(',').map((c) => c.trim().toLowerCase()).filter(Boolean),
+    setupLink: link('/finish_setup'),
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
     signin: {
       confirmationEnabled: config.signin.confirmationEnabled,

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { bool, ConfigError, defineConfig, int, oneOf, readConfig, str, url, type ConfigSlice, type ConfigValues, type Env } from './config-schema.js';
+import { accountsConfig } from './domains/accounts/index.js';
 import { tokenConfig } from './domains/tokens/index.js';
 import { mailConfig } from './senders/mail/config.js';
 import { signinConfig } from './domains/sessions/index.js';
@@ -75,7 +76,7 @@ export const serverConfig = defineConfig({
   },
 });
 
-export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
+export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
 
 export type Config = {
   [K in keyof typeof CONFIG_SLICES]: ConfigValues<(typeof CONFIG_SLICES)[K]>;
@@ -89,6 +90,7 @@ export function loadConfig(env: Env = process.env): Config {
     server: readConfig(serverConfig, env),
     tokens: readConfig(tokenConfig, env),
     signin: readConfig(signinConfig, env),
+    accounts: readConfig(accountsConfig, env),
     mail: readConfig(mailConfig, env),
   };
   const production = config.server.nodeEnv === 'production';

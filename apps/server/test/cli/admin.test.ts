@@ -14,14 +14,18 @@ describe('the admin command', () => {
   });
   afterAll(async () => t?.close());
 
-  it('registers OAuth clients that stub accounts can then use', async () => {
+  it('registers confidential OAuth clients whose secret is shown once and stored only as a hash', async () => {
     const added = admin('clients', 'add', '--name', 'Shop', '--redirect-uri', 'https://shop.example/cb');
     expect(added.status).toBe(0);
     const id = /client_id ([0-9a-f]{16})/.exec(added.stdout)![1]!;
-    expect(added.stdout).toMatch(/client_secret [0-9a-f]{64}/);
+    const secret = /client_secret ([0-9a-f]{64})/.exec(added.stdout)![1]!;
     expect(admin('clients', 'list').stdout).toContain(`${id}  Shop  https://shop.example/cb  confidential`);
-    const stub = await t.client.accountStub({ email: newEmail(), clientId: id });
-    expect(stub.access_token).toMatch(/^[0-9a-f]{64}$/);
+    // The secret authenticates the client (as /account/stub checks it); nothing stores it in clear.
+    const { oauth } = t.app.services;
+    const client = (await oauth.findClient(t.storage.db, id))!;
+    expect(oauth.clientSecretMatches(client, secret)).toBe(true);
+    expect(oauth.clientSecretMatches(client, secret.replace(/.$/, (c) => (c === '0' ? '1' : '0')))).toBe(false);
+    expect(client.hashedSecret).not.toBe(secret);
     expect(admin('clients', 'add', '--name', 'x').status).toBe(2);
   });
 

@@ -172,7 +172,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account without a password
-         * @description For relying parties that sign people up by email alone (e.g. a checkout). Returns an OAuth access token for the client (scopes profile:write and …/account/subscriptions) and, with `wantsSetupToken`, a setup token for `/account/finish_setup`.
+         * @description For relying parties that sign people up by email alone (e.g. a checkout). Only confidential clients named in `ACCOUNT_STUB_CLIENT_IDS`, proving their `clientSecret`. Returns an OAuth access token for the client (scopes profile:write and …/account/subscriptions). With `wantsSetupToken`, the address is mailed a link to a page where the person chooses a password (`/account/finish_setup`); the setup token is never in this reply. An address that any account holds gets 101.
          */
         post: operations["accountStub"];
         delete?: never;
@@ -192,7 +192,7 @@ export interface paths {
         put?: never;
         /**
          * Set the first password of a stub account
-         * @description With the stub's OAuth access token. Creates a session; `?sendVerifyEmail=true` (default) emails a 6-digit code to confirm the address.
+         * @description With the stub's OAuth access token (one issued by `/account/stub`; other access tokens get 110). Creates a session; `?sendVerifyEmail=true` (default) emails a 6-digit code to confirm the address.
          */
         post: operations["accountSetPassword"];
         delete?: never;
@@ -1975,6 +1975,8 @@ export interface operations {
                      */
                     email: string;
                     clientId: string;
+                    /** @description The client's secret (from `npm run admin -- clients add`). */
+                    clientSecret: string;
                     metricsContext?: components["schemas"]["MetricsContext"];
                     wantsSetupToken?: boolean;
                 };
@@ -1991,11 +1993,10 @@ export interface operations {
                         /** @description Account id: 16 bytes as 32 hex characters. */
                         uid: string;
                         access_token: string;
-                        setup_token?: string;
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 101 ACCOUNT_EXISTS, errno 162 UNKNOWN_CLIENT_ID */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 101 ACCOUNT_EXISTS, errno 162 UNKNOWN_CLIENT_ID, errno 171 INCORRECT_CLIENT_SECRET, errno 134 BOUNCE_HARD, errno 135 BOUNCE_SOFT, errno 133 BOUNCE_COMPLAINT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2085,6 +2086,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 151 FAILED_TO_SEND_EMAIL */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 999 MALFORMED_REQUEST */
             426: {
                 headers: {
@@ -2112,7 +2122,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 UNEXPECTED_ERROR */
+            /** @description errno 151 FAILED_TO_SEND_EMAIL, errno 999 UNEXPECTED_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;

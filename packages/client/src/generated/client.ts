@@ -117,7 +117,12 @@ export interface OperationErrors {
     | 'INVALID_PARAMETER'
     | 'MISSING_PARAMETER'
     | 'REQUEST_TOO_LARGE'
+    | 'BOUNCE_COMPLAINT'
+    | 'BOUNCE_HARD'
+    | 'BOUNCE_SOFT'
+    | 'FAILED_TO_SEND_EMAIL'
     | 'UNKNOWN_CLIENT_ID'
+    | 'INCORRECT_CLIENT_SECRET'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -644,17 +649,22 @@ export class TesseraClient {
   /**
    * Create an account without a password.
    *
-   * For relying parties that sign people up by email alone (e.g. a checkout). Returns an OAuth
-   * access token for the client (scopes profile:write and …/account/subscriptions) and, with
-   * `wantsSetupToken`, a setup token for `/account/finish_setup`.
+   * For relying parties that sign people up by email alone (e.g. a checkout). Only confidential
+   * clients named in `ACCOUNT_STUB_CLIENT_IDS`, proving their `clientSecret`. Returns an OAuth
+   * access token for the client (scopes profile:write and …/account/subscriptions). With
+   * `wantsSetupToken`, the address is mailed a link to a page where the person chooses a password
+   * (`/account/finish_setup`); the setup token is never in this reply. An address that any account
+   * holds gets 101.
    *
    * `POST /v1/account/stub`. No authentication.
    *
    * @throws {TesseraApiError} ACCOUNT_EXISTS (101), INVALID_JSON (106), INVALID_PARAMETER (107),
-   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), UNKNOWN_CLIENT_ID (162),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
+   * BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), UNKNOWN_CLIENT_ID (162),
+   * INCORRECT_CLIENT_SECRET (171), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
-   * const reply = await client.accountStub({ email, clientId });
+   * const reply = await client.accountStub({ email, clientId, clientSecret });
    */
   accountStub(body: Body<'/v1/account/stub', 'post'>): Promise<Reply<'/v1/account/stub', 'post'>> {
     return this.transport.request({ method: 'POST', path: '/account/stub', body });
@@ -663,8 +673,9 @@ export class TesseraClient {
   /**
    * Set the first password of a stub account.
    *
-   * With the stub's OAuth access token. Creates a session; `?sendVerifyEmail=true` (default) emails
-   * a 6-digit code to confirm the address.
+   * With the stub's OAuth access token (one issued by `/account/stub`; other access tokens get
+   * 110). Creates a session; `?sendVerifyEmail=true` (default) emails a 6-digit code to confirm the
+   * address.
    *
    * `POST /v1/account/set_password`. Authenticates with an OAuth access token.
    *

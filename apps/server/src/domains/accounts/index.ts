@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { routesOf, type AccountLifecycle, type Domain } from '../../domain.js';
 import type { Database } from '../../storage/schema.js';
 import type { OAuthService } from '../oauth/index.js';
+import type { Mailer } from '../../senders/mail/mailer.js';
 import { AccountRecords } from './records.js';
 import { accountRoutes } from './routes.js';
 import { AccountsService, type AccountsDeps } from './service.js';
@@ -11,6 +12,7 @@ import { AccountSetupService } from './setup.js';
 // domains read and whose deletion runs every domain's lifecycle hooks), sign-up, sign-in, keys,
 // deletion and stub accounts.
 
+export { accountsConfig } from './config.js';
 export { AccountRecords } from './records.js';
 export { AccountsService, type SigninConfirmations } from './service.js';
 export { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
@@ -23,6 +25,11 @@ export function createAccountRecords(deps: { db: Kysely<Database>; lifecycle: Ac
 
 export interface AccountsDomainDeps extends AccountsDeps {
   oauth: OAuthService;
+  mailer: Mailer;
+  /** Clients allowed to create stub accounts (ACCOUNT_STUB_CLIENT_IDS). */
+  stubClientIds: readonly string[];
+  /** Builds the link of the auth server's /finish_setup page. */
+  setupLink(params: Record<string, string | undefined>): string;
   /** Key for the setup tokens' HMAC. */
   secret: string;
   /** The server's public URL: the setup tokens' issuer. */

@@ -232,9 +232,12 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
     config: { auth: 'none' },
     schema: {
       tags: [TAG], summary: 'Create an account without a password',
-      description: 'For relying parties that sign people up by email alone (e.g. a checkout). Returns an OAuth access token for the client (scopes profile:write and …/account/subscriptions) and, with `wantsSetupToken`, a setup token for `/account/finish_setup`.',
-      body: body({ email: email(), clientId: hex(16), metricsContext: Type.Optional(metricsContext), wantsSetupToken: Type.Optional(Type.Boolean()) }),
-      response: responses(Type.Object({ uid, access_token: hex64, setup_token: Type.Optional(Type.String()) }), ['ACCOUNT_EXISTS', 'UNKNOWN_CLIENT_ID']),
+      description: 'For relying parties that sign people up by email alone (e.g. a checkout). Only confidential clients named in `ACCOUNT_STUB_CLIENT_IDS`, proving their `clientSecret`. Returns an OAuth access token for the client (scopes profile:write and …/account/subscriptions). With `wantsSetupToken`, the address is mailed a link to a page where the person chooses a password (`/account/finish_setup`); the setup token is never in this reply. An address that any account holds gets 101.',
+      body: body({
+        email: email(), clientId: hex(16), clientSecret: hex(64, 'The client\'s secret (from `npm run admin -- clients add`).'),
+        metricsContext: Type.Optional(metricsContext), wantsSetupToken: Type.Optional(Type.Boolean()),
+      }),
+      response: responses(Type.Object({ uid, access_token: hex64 }), ['ACCOUNT_EXISTS', 'UNKNOWN_CLIENT_ID', 'INCORRECT_CLIENT_SECRET', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT']),
     },
   }, async (req) => setup.stub(req.body, contextOf(req)));
 
@@ -242,14 +245,13 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
     config: { auth: 'oauthToken', stretches: true },
     schema: {
       tags: [TAG], summary: 'Set the first password of a stub account',
-      description: 'With the stub\'s OAuth access token. Creates a session; `?sendVerifyEmail=true` (default) emails a 6-digit code to confirm the address.',
+      description: 'With the stub\'s OAuth access token (one issued by `/account/stub`; other access tokens get 110). Creates a session; `?sendVerifyEmail=true` (default) emails a 6-digit code to confirm the address.',
       querystring: Type.Object({ sendVerifyEmail: Type.Optional(Type.Boolean({ default: true })) }),
       body: passwordBody({ authPW, ...v2Fields, metricsContext: Type.Optional(metricsContext), service: Type.Optional(service) }),
       response: responses(Type.Object({ uid, sessionToken: hex64 }), ['CANNOT_CREATE_PASSWORD', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT', 'SERVER_BUSY'], { auth: true }),
     },
   }, async (req) => {
-    const token = credentialsOf(req, 'oauthToken');
-    return setup.setPasswordWithToken(token.uid, { ...req.body, sendVerifyEmail: req.query.sendVerifyEmail !== false }, contextOf(req));
+    return setup.setPasswordWithToken(credentialsOf(req, 'oauthToken'), { ...req.body, sendVerifyEmail: req.query.sendVerifyEmail !== false }, contextOf(req));
   });
 
   app.post('/account/finish_setup', {

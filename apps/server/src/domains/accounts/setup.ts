@@ -12,6 +12,8 @@ import { checkPasswordInput, newPassword, type PasswordInput } from './password.
 import type { AccountRecords } from './records.js';
 import type { SigninConfirmations } from './service.js';
 import type { Account } from './store.js';
+import type { Mailer } from '../../senders/mail/mailer.js';
+import { isUniqueViolation } from '../../storage/db.js';
 
 // Stub accounts: a relying party (e.g. a subscription checkout) creates an account by email alone,
 // gets an OAuth access token for it, and the person sets a password later — through the relying
@@ -24,6 +26,11 @@ const SETUP_TOKEN_TYPE = 'fin+JWT';
 
 export interface SetupDeps {
   db: Kysely<Database>;
+  mailer: Mailer;
+  /** Clients allowed to create stub accounts (ACCOUNT_STUB_CLIENT_IDS). */
+  stubClientIds: readonly string[];
+  /** Builds the link of the auth server's /finish_setup page. */
+  setupLink(params: Record<string, string | undefined>): string;
   clock: Clock;
   scrypt: ScryptPool;
   records: AccountRecords;
@@ -43,16 +50,22 @@ export class AccountSetupService {
     this.key = new TextEncoder().encode(`account-setup:${deps.secret}`);
   }
 
-  /** POST /account/stub. */
-  async stub(input: { email: string; clientId: string; wantsSetupToken?: boolean | undefined }, ctx: RequestContext) {
-    const { db, clock, records, oauth } = this.deps;
-    const client = await oauth.findClient(db, input.clientId.toLowerCase());
-    if (!client) throw appError('UNKNOWN_CLIENT_ID', { clientId: input.clientId });
-    const holder = await records.findByEmail(db, input.email);
-    if (holder) {
-      if (!holder.emailRecord.isPrimary || holder.account.emailVerified) throw appError('ACCOUNT_EXISTS', { email: holder.account.email });
-      await records.deleteAccount(holder.account.uid);
+  /**
+   * POST /account/stub, for a confidential client on the allow-list that proves its secret. The
+   * account gets no password and stays unconfirmed; the setup token that would confirm it goes only
+   * to the mailbox (issue 9, hole 1), never to the caller. An address that any account holds,
+   * confirmed or not, is refused: a stub never replaces someone's pending sign-up.
+   */
+  async stub(input: { email: string; clientId: string; clientSecret: string; wantsSetupToken?: boolean | undefined }, ctx: RequestContext) {
+    const { db, clock, records, oauth, mailer } = this.deps;
+    const clientId = input.clientId.toLowerCase();
+    const client = await oauth.findClient(db, clientId);
+    if (!client || client.publicClient || client.hashedSecret === null || !this.deps.stubClientIds.includes(clientId)) {
+      throw appError('UNKNOWN_CLIENT_ID', { clientId: input.clientId }, 'Unknown client_id, or a client that may not create stub accounts (ACCOUNT_STUB_CLIENT_IDS)');
     }
+    if (!oauth.clientSecretMatches(client, input.clientSecret)) throw appError('INCORRECT_CLIENT_SECRET', { clientId: input.clientId });
+    const holder = await records.findByEmail(db, input.email);
+    if (holder) throw appError('ACCOUNT_EXISTS', { email: holder.account.email });
     const now = clock.now();
     const uid = randomHex(16);
     const emailCode = randomHex(16);
@@ -63,21 +76,34 @@ export class AccountSetupService {
       locale: ctx.acceptLanguage, lockedAt: null, disabledAt: null, metricsOptOutAt: null,
       profileChangedAt: now, keysChangedAt: now, clientSalt: null, verifyHashV2: null, wrapWrapKbV2: null,
     };
-    const accessToken = await db.transaction().execute(async (trx) => {
-      await records.insert(trx, account);
-      return oauth.issueAccessToken(trx, {
-        clientId: client.id, uid, scope: STUB_SCOPES, now, ttlMs: this.deps.accessTokenTtlMs, profileChangedAt: now,
+    let accessToken: string;
+    try {
+      accessToken = await db.transaction().execute(async (trx) => {
+        await records.insert(trx, account);
+        return oauth.issueAccessToken(trx, {
+          clientId: client.id, uid, scope: STUB_SCOPES, now, ttlMs: this.deps.accessTokenTtlMs, profileChangedAt: now,
+        });
       });
-    });
-    const setupToken = input.wantsSetupToken
-      ? await new SignJWT({ uid })
-          .setProtectedHeader({ alg: 'HS256', typ: SETUP_TOKEN_TYPE })
-          .setIssuer(this.deps.issuer)
-          .setIssuedAt(Math.floor(now / 1000))
-          .setExpirationTime(Math.floor((now + this.deps.setupTokenTtlMs) / 1000))
-          .sign(this.key)
-      : undefined;
-    return { uid, access_token: accessToken, ...(setupToken ? { setup_token: setupToken } : {}) };
+    } catch (err) {
+      if (isUniqueViolation(err)) throw appError('ACCOUNT_EXISTS', { email: input.email });
+      throw err;
+    }
+    if (input.wantsSetupToken) {
+      const token = await new SignJWT({ uid })
+        .setProtectedHeader({ alg: 'HS256', typ: SETUP_TOKEN_TYPE })
+        .setIssuer(this.deps.issuer)
+        .setIssuedAt(Math.floor(now / 1000))
+        .setExpirationTime(Math.floor((now + this.deps.setupTokenTtlMs) / 1000))
+        .sign(this.key);
+      try {
+        await mailer.send('finishSetup', account.email, account.locale, { link: this.deps.setupLink({ email: account.email, token }) });
+      } catch (err) {
+        // Nothing half-made: without its email the stub is removed again.
+        await records.deleteAccount(uid);
+        throw err;
+      }
+    }
+    return { uid, access_token: accessToken };
   }
 
   /**
@@ -103,8 +129,13 @@ export class AccountSetupService {
   }
 
   /** POST /account/set_password, with the stub's OAuth access token. */
-  async setPasswordWithToken(uid: string, input: PasswordInput & { sendVerifyEmail: boolean; service?: string | undefined }, ctx: RequestContext) {
+  async setPasswordWithToken(token: { uid: string; clientId: string; scope: string[] }, input: PasswordInput & { sendVerifyEmail: boolean; service?: string | undefined }, ctx: RequestContext) {
     const { db, records, confirmations } = this.deps;
+    // Only a stub's own token: one of a stub client, with the scopes stubs are made with.
+    if (!this.deps.stubClientIds.includes(token.clientId) || !STUB_SCOPES.every((s) => token.scope.includes(s))) {
+      throw appError('INVALID_TOKEN', { detail: 'This access token may not set a first password (it was not issued for a stub account)' });
+    }
+    const uid = token.uid;
     const account = await records.find(db, uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
     if (account.verifierSetAt > 0) throw appError('CANNOT_CREATE_PASSWORD');

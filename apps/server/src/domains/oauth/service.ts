@@ -1,4 +1,4 @@
-import { randomHex } from '@tessera/protocol';
+import { constantTimeStringEqual, randomHex } from '@tessera/protocol';
 import type { Executor } from '../../storage/executor.js';
 import { findClient, hashToken, insertAccessToken, insertClient, listClients, type OAuthClient } from './store.js';
 
@@ -15,6 +15,12 @@ export class OAuthService {
   registerClient(db: Executor, client: Omit<OAuthClient, 'hashedSecret'> & { secret: string | null }): Promise<void> {
     const { secret, ...rest } = client;
     return insertClient(db, { ...rest, hashedSecret: secret === null ? null : hashToken(secret) });
+  }
+
+  /** Whether `secret` (64 hex) is the confidential client's secret; compared as hashes, in constant time. */
+  clientSecretMatches(client: OAuthClient, secret: string): boolean {
+    if (client.publicClient || client.hashedSecret === null || !/^[0-9a-fA-F]{64}$/.test(secret)) return false;
+    return constantTimeStringEqual(hashToken(secret.toLowerCase()), client.hashedSecret);
   }
 
   listClients(db: Executor): Promise<OAuthClient[]> {

@@ -3,7 +3,7 @@ import { isAppError } from '@tessera/errors';
 import type { Confirmations } from '../emails/index.js';
 import { escapeHtml, safeRedirect, sendPage } from './html.js';
 
-// GET /verify_email and GET /complete_reset_password: where emailed links land. Until the account
+// GET /verify_email, /complete_reset_password and /finish_setup: where emailed links land. Until the account
 // web app exists these are plain working pages of the auth server.
 
 export interface PageDeps {
@@ -13,6 +13,7 @@ export interface PageDeps {
 
 const HEX32 = /^[0-9a-fA-F]{32}$/;
 const HEX64 = /^[0-9a-fA-F]{64}$/;
+const SETUP_TOKEN = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
 type Query = Record<string, string | undefined>;
 
@@ -62,6 +63,25 @@ export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmati
     }
   });
 
+  // Where the emailed link of a stub account's setup lands: the person chooses the first password.
+  app.get('/finish_setup', { schema: { hide: true } }, async (req, reply) => {
+    const q = req.query as Query;
+    const valid = q.email && q.email.length <= 255 && q.token && q.token.length <= 2048 && SETUP_TOKEN.test(q.token);
+    if (!valid) {
+      return sendPage(reply, { status: 400, title: 'Invalid link', body: '<h1>This link is not valid</h1><p class="error">Open the link from the email again.</p>' });
+    }
+    return sendPage(reply, {
+      title: 'Finish setting up your account',
+      body: `<h1>Choose a password</h1>
+<p>An account was created for <strong>${escapeHtml(q.email!)}</strong>. Choose its password to finish setting it up.</p>
+<form id="setup" data-email="${escapeHtml(q.email!)}" data-token="${escapeHtml(q.token!)}">
+<label for="pw">Password</label><input id="pw" type="password" autocomplete="new-password" minlength="8" required>
+<label for="pw2">Repeat it</label><input id="pw2" type="password" autocomplete="new-password" minlength="8" required>
+<button id="go" type="submit">Set password</button><p id="msg" role="status" aria-live="polite"></p></form>`,
+      script: FINISH_SETUP_SCRIPT,
+    });
+  });
+
   app.get('/complete_reset_password', { schema: { hide: true } }, async (req, reply) => {
     const q = req.query as Query;
     const valid = q.email && q.email.length <= 255 && q.code && /^(?:\d{8}|\d{16})$/.test(q.code) && q.token && HEX64.test(q.token);
@@ -82,10 +102,9 @@ export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmati
   });
 };
 
-// The onepw client side of a reset, in the browser with WebCrypto: derive the forgot token's id,
-// exchange the code for an accountResetToken, stretch the new password (v1 and v2), pick a new kB
-// and send both wrappings. The password never leaves the page.
-const RESET_SCRIPT = `
+// The onepw client side in the browser with WebCrypto, shared by the pages below: HKDF, the v1 and
+// v2 stretches, token ids, and a JSON POST to the API. The password never leaves the page.
+const ONEPW_LIB = `
 const NS='identity.mozilla.com/picl/v1/',te=new TextEncoder(),S=crypto.subtle;
 const hex=b=>Array.from(b,x=>x.toString(16).padStart(2,'0')).join('');
 const unhex=h=>new Uint8Array(h.match(/../g).map(x=>parseInt(x,16)));
@@ -93,7 +112,12 @@ const xor=(a,b)=>a.map((x,i)=>x^b[i]);
 async function hkdf(ikm,info,len){const k=await S.importKey('raw',ikm,'HKDF',false,['deriveBits']);return new Uint8Array(await S.deriveBits({name:'HKDF',hash:'SHA-256',salt:new Uint8Array(0),info:te.encode(NS+info)},k,len*8));}
 async function stretch(pw,salt,n){const k=await S.importKey('raw',te.encode(pw),'PBKDF2',false,['deriveBits']);const q=new Uint8Array(await S.deriveBits({name:'PBKDF2',hash:'SHA-256',salt:te.encode(salt),iterations:n},k,256));return{authPW:hex(await hkdf(q,'authPW',32)),unwrapBKey:await hkdf(q,'unwrapBkey',32)};}
 async function tokenId(type,data){return hex((await hkdf(unhex(data),type,32)));}
-async function post(path,auth,body){const r=await fetch('/v1'+path,{method:'POST',headers:{'content-type':'application/json',authorization:auth},body:JSON.stringify(body)});const j=await r.json();if(!r.ok)throw new Error(j.message||('HTTP '+r.status));return j;}
+async function post(path,auth,body){const headers={'content-type':'application/json'};if(auth)headers.authorization=auth;const r=await fetch('/v1'+path,{method:'POST',headers,body:JSON.stringify(body)});const j=await r.json();if(!r.ok)throw new Error(j.message||('HTTP '+r.status));return j;}
+`;
+
+// A reset: derive the forgot token's id, exchange the code for an accountResetToken, stretch the new
+// password (v1 and v2), pick a new kB and send both wrappings.
+const RESET_SCRIPT = `${ONEPW_LIB}
 const f=document.getElementById('reset'),msg=document.getElementById('msg'),go=document.getElementById('go');
 f.addEventListener('submit',async e=>{e.preventDefault();const pw=document.getElementById('pw').value;
 if(pw!==document.getElementById('pw2').value){msg.className='error';msg.textContent='The two passwords differ.';return;}
@@ -106,5 +130,21 @@ const kB=crypto.getRandomValues(new Uint8Array(32));
 await post('/account/reset','Bearer fxar_'+await tokenId('accountResetToken',accountResetToken),{authPW:v1.authPW,authPWVersion2:v2.authPW,wrapKb:hex(xor(kB,v1.unwrapBKey)),wrapKbVersion2:hex(xor(kB,v2.unwrapBKey)),clientSalt:salt});
 f.innerHTML='<p class="ok">Your password has been reset. Sign in with the new password.</p>';
 if(d.next){const a=document.createElement('a');a.href=d.next;a.textContent='Continue';f.appendChild(a);}
+}catch(err){go.disabled=false;msg.className='error';msg.textContent=err.message;}});
+`;
+
+// Finishing a stub account: the setup token from the emailed link, the first password (v1 and v2
+// stretches over a new kB), POST /account/finish_setup.
+const FINISH_SETUP_SCRIPT = `${ONEPW_LIB}
+const f=document.getElementById('setup'),msg=document.getElementById('msg'),go=document.getElementById('go');
+f.addEventListener('submit',async e=>{e.preventDefault();const pw=document.getElementById('pw').value;
+if(pw!==document.getElementById('pw2').value){msg.className='error';msg.textContent='The two passwords differ.';return;}
+go.disabled=true;msg.className='';msg.textContent='Setting up…';
+try{const d=f.dataset;
+const salt=NS+'quickStretchV2:'+hex(crypto.getRandomValues(new Uint8Array(16)));
+const v1=await stretch(pw,NS+'quickStretch:'+d.email,1000),v2=await stretch(pw,salt,650000);
+const kB=crypto.getRandomValues(new Uint8Array(32));
+await post('/account/finish_setup','',{token:d.token,authPW:v1.authPW,authPWVersion2:v2.authPW,wrapKb:hex(xor(kB,v1.unwrapBKey)),wrapKbVersion2:hex(xor(kB,v2.unwrapBKey)),clientSalt:salt});
+f.innerHTML='<p class="ok">Your account is ready. Sign in with your new password.</p>';
 }catch(err){go.disabled=false;msg.className='error';msg.textContent=err.message;}});
 `;

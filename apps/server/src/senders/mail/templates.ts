@@ -65,6 +65,11 @@ export const TEMPLATES = {
     headers: (d) => ({ ...(d.link ? { 'X-Tessera-Link': d.link } : {}), 'X-Tessera-Code': d.code }),
     code: (d) => d.code,
   }),
+  finishSetup: define<LinkData>({
+    sentWhen: '`POST /account/stub` with `wantsSetupToken`: a link to the page where the person chooses the first password of the account made for them (the setup token travels only in this link).',
+    content: (t, d) => ({ subject: t('finishSetup.subject'), heading: t('finishSetup.heading'), paragraphs: [t('finishSetup.body')], action: { label: t('finishSetup.action'), url: d.link } }),
+    headers: (d) => ({ 'X-Tessera-Link': d.link }),
+  }),
   passwordChanged: define<TimeData>({
     sentWhen: 'After `/password/change/finish` (not for a v1→v2 upgrade): a notice that other sessions were ended.',
     content: (t, d) => ({ subject: t('passwordChanged.subject'), heading: t('passwordChanged.heading'), paragraphs: [t('passwordChanged.body', { time: d.time })] }),

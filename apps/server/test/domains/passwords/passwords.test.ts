@@ -3,10 +3,13 @@ import { deriveTokenKeys } from '@tessera/protocol';
 import { createTestServer, httpDialects, newEmail, verifiedAccount, type TestServer } from '../../harness.js';
 import { expectError } from '../../helpers.js';
 
+/** A client allowed to create stub accounts (ACCOUNT_STUB_CLIENT_IDS) in these tests. */
+const STUB_CLIENT = '5a5a5a5a5a5a5a5a';
+
 describe.each(httpDialects())('password flows (%s)', (dialect) => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await createTestServer({ dialect });
+    t = await createTestServer({ dialect, env: { ACCOUNT_STUB_CLIENT_IDS: STUB_CLIENT } });
   });
   afterAll(async () => t?.close());
 
@@ -239,10 +242,10 @@ describe.each(httpDialects())('password flows (%s)', (dialect) => {
     // A passwordless account with a confirmed session, as a linked-account sign-in will make it.
     const { randomHex, stretchV1 } = await import('@tessera/protocol');
     const { oauth, sessions } = t.app.services;
-    const clientId = randomHex(8);
-    await oauth.registerClient(t.storage.db, { id: clientId, name: 'c', imageUri: '', redirectUri: 'https://c.example/', secret: null, trusted: true, publicClient: false, canGrant: false, allowedScopes: [], createdAt: 1 });
+    const clientSecret = randomHex(32);
+    await oauth.registerClient(t.storage.db, { id: STUB_CLIENT, name: 'c', imageUri: '', redirectUri: 'https://c.example/', secret: clientSecret, trusted: true, publicClient: false, canGrant: false, allowedScopes: [], createdAt: 1 });
     const email = newEmail('passwordless');
-    const stub = await t.client.accountStub({ email, clientId });
+    const stub = await t.client.accountStub({ email, clientId: STUB_CLIENT, clientSecret });
     const { data } = await sessions.create(t.storage.db, { uid: stub.uid, now: Date.now(), ctx: { ip: '127.0.0.1', userAgent: undefined, acceptLanguage: null }, tokenVerificationId: null, mustVerify: false, reason: null, verifiedWith: 'email' });
     const creds = await stretchV1(email, 'first password ever');
     // Without a password there is nothing to prove again (148).

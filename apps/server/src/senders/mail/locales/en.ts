@@ -38,6 +38,11 @@ export const en = {
   'recoveryEmail.body': 'Open the link to choose a new password, or enter the code where you asked for it. Resetting without a recovery key erases data that only your password protected.',
   'recoveryEmail.action': 'Reset password',
 
+  'finishSetup.subject': 'Finish setting up your account',
+  'finishSetup.heading': 'An account was created for this address',
+  'finishSetup.body': 'Choose a password to finish setting it up. If you did not ask for an account, ignore this email: nothing happens without your password.',
+  'finishSetup.action': 'Choose a password',
+
   'passwordChanged.subject': 'Your password has been changed',
   'passwordChanged.heading': 'Password changed',
   'passwordChanged.body': 'The password of your account was changed at {time} (UTC). Your other devices were signed out.',

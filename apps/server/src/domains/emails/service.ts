@@ -127,6 +127,22 @@ export class Confirmations implements SigninConfirmations {
   }
 
   /**
+   * What an emailed link would confirm, read without changing anything (the page shows it before the
+   * person confirms): the sign-up of an address, or a sign-in with its device and time. Null when
+   * the link confirms nothing (wrong, used or expired).
+   */
+  async describeLinkCode(uid: string, code: string): Promise<
+    { kind: 'signup'; email: string } | { kind: 'signin'; email: string; device: string; at: number } | null
+  > {
+    const { db, records, sessions } = this.deps;
+    const account = await records.find(db, uid);
+    if (!account) return null;
+    if (constantTimeStringEqual(code, account.emailCode)) return account.emailVerified ? null : { kind: 'signup', email: account.email };
+    const [session] = await sessions.listAwaiting(db, uid, code);
+    return session ? { kind: 'signin', email: account.email, device: describeDevice(session.ua), at: session.createdAt } : null;
+  }
+
+  /**
    * `POST /recovery_email/verify_code` (the emailed link): the account's emailCode confirms the
    * address and the session that signed up; a session's tokenVerificationId confirms that session.
    */

@@ -27,18 +27,30 @@ export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmati
     done(null, Object.fromEntries(new URLSearchParams(raw as string)));
   });
 
-  // GET only shows a form that submits itself: link scanners that fetch URLs without running
-  // scripts must not confirm a sign-in on the user's behalf.
+  // GET shows what the link would confirm and a button; only a person's click (a POST) confirms.
+  // Link scanners fetch URLs, and some run their scripts: neither confirms anything here.
   app.get('/verify_email', { schema: { hide: true } }, async (req, reply) => {
     const q = req.query as Query;
     if (!q.uid || !q.code || !HEX32.test(q.uid) || !HEX32.test(q.code)) {
       return sendPage(reply, { status: 400, title: 'Invalid link', body: '<h1>This link is not valid</h1><p class="error">It may be incomplete. Open the link from the email again, or request a new email.</p>' });
     }
-    return sendPage(reply, {
-      title: 'Confirm',
-      body: `<h1>Confirming…</h1><form id="f" method="post" action="/verify_email">${hidden('uid', q.uid)}${hidden('code', q.code)}${hidden('service', q.service)}${hidden('redirectTo', q.redirectTo)}<p>Press the button if nothing happens.</p><button type="submit">Confirm</button></form>`,
-      script: "document.getElementById('f').submit();",
-    });
+    const what = await confirmations.describeLinkCode(q.uid.toLowerCase(), q.code.toLowerCase());
+    if (!what) {
+      return sendPage(reply, { status: 400, title: 'Link expired', body: '<h1>This link no longer works</h1><p class="error">It may have been used already, or a newer email replaced it. Request a new email.</p>' });
+    }
+    const form = `<form method="post" action="/verify_email">${hidden('uid', q.uid)}${hidden('code', q.code)}${hidden('service', q.service)}${hidden('redirectTo', q.redirectTo)}`;
+    const when = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
+    return sendPage(reply, what.kind === 'signup'
+      ? {
+          title: 'Confirm your email',
+          body: `<h1>Confirm your email</h1><p>Confirm <strong>${escapeHtml(what.email)}</strong> as the address of your new account.</p>${form}<button type="submit">Confirm email</button></form>`,
+        }
+      : {
+          title: 'Confirm sign-in',
+          body: `<h1>Confirm this sign-in?</h1><p>A sign-in to <strong>${escapeHtml(what.email)}</strong> is waiting for your confirmation:</p>
+<dl><dt>Device</dt><dd>${escapeHtml(what.device)}</dd><dt>Time</dt><dd>${escapeHtml(when(what.at))} (UTC)</dd></dl>
+<p>Confirm only if this was you. If it was not, do not confirm, and change your password.</p>${form}<button type="submit">Confirm sign-in</button></form>`,
+        });
   });
 
   app.post('/verify_email', { schema: { hide: true } }, async (req, reply) => {

@@ -12,21 +12,63 @@ describe('pages the emailed links land on', () => {
   const post = (path: string, form: Record<string, string>) =>
     fetch(`${t.url}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
 
-  it('GET /verify_email only shows a self-submitting form (scanners confirm nothing)', async () => {
+  it('GET /verify_email shows what it confirms and a button, and confirms nothing by itself (issue 9, hole 8)', async () => {
     const email = newEmail();
     const s = await t.accounts.signUp(email, 'page password');
     const mail = await t.mail.waitFor(email, 'verify');
     const res = await fetch(mail.link!);
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-security-policy')).toMatch(/script-src 'nonce-/);
+    expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
     const html = await res.text();
     expect(html).toContain('action="/verify_email"');
+    expect(html).toContain(email);
+    expect(html).not.toContain('<script');
     expect((await t.client.recoveryEmailStatus(s.sessionToken)).emailVerified).toBe(false);
 
     const confirmed = await post('/verify_email', { uid: s.uid, code: mail.code! });
     expect(confirmed.status).toBe(200);
     expect(await confirmed.text()).toContain('Your email is confirmed');
     expect((await t.client.recoveryEmailStatus(s.sessionToken)).verified).toBe(true);
+    // Used: the link now says so instead of offering a button.
+    const used = await fetch(mail.link!);
+    expect(used.status).toBe(400);
+    expect(await used.text()).toContain('no longer works');
+  });
+
+  it('a sign-in link shows the device and time it confirms', async () => {
+    const strict = await createTestServer({ env: { SIGNIN_CONFIRMATION_SKIP_FOR_NEW_ACCOUNTS_SECONDS: '0' } });
+    try {
+      const acct = await verifiedAccount(strict);
+      const since = strict.mail.messages.length;
+      const login = await strict.accounts.signIn(acct.email, acct.password);
+      const mail = await strict.mail.waitFor(acct.email, 'verifyLogin', since);
+      const html = await (await fetch(mail.link!)).text();
+      expect(html).toContain('Confirm this sign-in?');
+      expect(html).toMatch(/<dt>Device<\/dt><dd>[^<]+<\/dd>/);
+      expect(html).toMatch(/<dt>Time<\/dt><dd>\d{4}-\d{2}-\d{2} \d{2}:\d{2} \(UTC\)<\/dd>/);
+      expect((await strict.client.sessionStatus(login.sessionToken)).state).toBe('unverified');
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it.runIf(browserAvailable())('a browser that runs the page\'s scripts confirms nothing until the button is clicked', async () => {
+    const email = newEmail('scanner');
+    const s = await t.accounts.signUp(email, 'page password');
+    const mail = await t.mail.waitFor(email, 'verify');
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.goto(mail.link!);
+      await page.waitForLoadState('networkidle');
+      await page.waitForTimeout(500);
+      expect((await t.client.recoveryEmailStatus(s.sessionToken)).emailVerified).toBe(false);
+      await page.click('button[type=submit]');
+      await page.waitForSelector('text=Your email is confirmed', { timeout: 10_000 });
+    } finally {
+      await browser.close();
+    }
+    expect((await t.client.recoveryEmailStatus(s.sessionToken)).emailVerified).toBe(true);
   });
 
   it('redirects to allowed origins only, and explains bad or used links', async () => {

@@ -119,7 +119,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   // The domains, each built from what it declares, in dependency order: a domain is given only the
   // services of domains built before it. Adding a domain is adding its factory call to this list.
   const lifecycle = new AccountLifecycle();
-  const records = createAccountRecords({ db, lifecycle });
+  const records = createAccountRecords({
+    db, lifecycle, codeBudget: { maxFailures: config.accounts.codeFailuresMax, windowMs: config.accounts.codeFailureWindowSeconds * 1000 },
+  });
   const keys = createKeysDomain({ key: signingKey });
   const oauth = createOAuthDomain({ db });
   const sessions = createSessionsDomain({
@@ -130,6 +132,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const emails = createEmailsDomain({
     db, clock, mailer, records, sessions: sessions.service, secret: authSecret,
     codeLifetimeMs: config.signin.codeLifetimeSeconds * 1000, codeTries: config.signin.codeTries,
+    codeFailuresPerSession: config.signin.codeFailuresPerSession,
     verifyLink: link('/verify_email'),
   });
   const accounts = createAccountsDomain({

@@ -2,6 +2,7 @@
 // hex strings, times are milliseconds since the epoch, booleans are 0/1 integers (the one form all
 // three dialects share). Domain code never sees these rows: each domain's store.ts maps them once.
 // The one-line notes below are the "Notes" column of the portal's database-structure page.
+import type { Generated } from 'kysely';
 
 export interface AccountsTable {
   /** Account id: 16 random bytes. */
@@ -91,6 +92,8 @@ export interface SessionTokensTable {
   code_expires_at: number | null;
   /** Wrong codes still allowed before the code is void. */
   code_tries: number | null;
+  /** Wrong codes of this session across every code it was sent (a resend does not reset it). */
+  code_failures: Generated<number>;
 }
 
 export interface KeyFetchTokensTable {
@@ -181,6 +184,13 @@ export interface EmailBouncesTable {
   created_at: number;
 }
 
+/** Wrong codes of any kind per account, in a window (issue 9, hole 3). */
+export interface AccountCodeFailuresTable {
+  uid: string;
+  failures: number;
+  window_started_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   emails: EmailsTable;
@@ -193,4 +203,5 @@ export interface Database {
   oauth_access_tokens: OauthAccessTokensTable;
   password_forgot_otps: PasswordForgotOtpsTable;
   email_bounces: EmailBouncesTable;
+  account_code_failures: AccountCodeFailuresTable;
 }

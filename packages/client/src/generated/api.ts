@@ -289,7 +289,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the session with an emailed code
-         * @description The 6-digit code from the sign-up or sign-in email. Confirms the session (and the address, for a sign-up). A wrong code spends one of a few tries; then a new code is needed.
+         * @description The 6-digit code from the sign-up or sign-in email. Confirms the session (and the address, for a sign-up). A wrong code spends one of a few tries; then a new code is needed. Wrong codes also count against the session across resends (at SIGNIN_CODE_MAX_FAILURES_PER_SESSION it ends: 401/110) and against the account (at ACCOUNT_CODE_MAX_FAILURES every code check is refused with 429/114 and retryAfter).
          */
         post: operations["sessionVerifyCode"];
         delete?: never;
@@ -3049,6 +3049,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 999 MALFORMED_REQUEST */
             431: {
                 headers: {
@@ -4795,6 +4804,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 999 MALFORMED_REQUEST */
             431: {
                 headers: {
@@ -5125,6 +5143,15 @@ export interface operations {
             };
             /** @description errno 999 MALFORMED_REQUEST */
             428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 114 THROTTLED */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

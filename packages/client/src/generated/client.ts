@@ -192,6 +192,7 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'EXPIRED_TOKEN_VERIFICATION_CODE'
     | 'INVALID_EXPIRED_OTP_CODE'
@@ -345,6 +346,7 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
@@ -370,6 +372,7 @@ export interface OperationErrors {
     | 'INVALID_PARAMETER'
     | 'MISSING_PARAMETER'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'RESET_PASSWORD_WITH_SECONDARY_EMAIL'
     | 'EXPIRED_TOKEN_VERIFICATION_CODE'
     | 'MALFORMED_REQUEST'
@@ -789,15 +792,18 @@ export class TesseraClient {
    * Confirm the session with an emailed code.
    *
    * The 6-digit code from the sign-up or sign-in email. Confirms the session (and the address, for
-   * a sign-up). A wrong code spends one of a few tries; then a new code is needed.
+   * a sign-up). A wrong code spends one of a few tries; then a new code is needed. Wrong codes also
+   * count against the session across resends (at SIGNIN_CODE_MAX_FAILURES_PER_SESSION it ends:
+   * 401/110) and against the account (at ACCOUNT_CODE_MAX_FAILURES every code check is refused with
+   * 429/114 and retryAfter).
    *
    * `POST /v1/session/verify_code`. Authenticates with a sessionToken.
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), EXPIRED_TOKEN_VERIFICATION_CODE (153),
-   * INVALID_EXPIRED_OTP_CODE (183), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115),
+   * EXPIRED_TOKEN_VERIFICATION_CODE (153), INVALID_EXPIRED_OTP_CODE (183), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionVerifyCode(sessionToken, { code });
    */
@@ -1065,8 +1071,9 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_VERIFICATION_CODE (105), INVALID_JSON (106),
    * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
-   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), INVALID_NONCE (115),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * INVALID_NONCE (115), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordForgotVerifyCode(passwordForgotToken, { code });
    */
@@ -1114,8 +1121,9 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INVALID_VERIFICATION_CODE (105),
    * INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113),
-   * RESET_PASSWORD_WITH_SECONDARY_EMAIL (145), EXPIRED_TOKEN_VERIFICATION_CODE (153),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * THROTTLED (114), RESET_PASSWORD_WITH_SECONDARY_EMAIL (145),
+   * EXPIRED_TOKEN_VERIFICATION_CODE (153), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordForgotVerifyOtp({ email, code });
    */

@@ -3,7 +3,7 @@ import { routesOf, type AccountLifecycle, type Domain } from '../../domain.js';
 import type { Database } from '../../storage/schema.js';
 import type { OAuthService } from '../oauth/index.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
-import { AccountRecords } from './records.js';
+import { AccountRecords, type CodeBudget } from './records.js';
 import { accountRoutes } from './routes.js';
 import { AccountsService, type AccountsDeps } from './service.js';
 import { AccountSetupService } from './setup.js';
@@ -19,7 +19,7 @@ export { checkPasswordInput, matchPassword, newPassword, type PasswordInput } fr
 export type { Account, EmailRecord } from './store.js';
 
 /** The account core's records; built before the domains that read accounts (emails, passwords). */
-export function createAccountRecords(deps: { db: Kysely<Database>; lifecycle: AccountLifecycle }): AccountRecords {
+export function createAccountRecords(deps: { db: Kysely<Database>; lifecycle: AccountLifecycle; codeBudget: CodeBudget }): AccountRecords {
   return new AccountRecords(deps);
 }
 

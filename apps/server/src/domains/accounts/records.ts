@@ -3,7 +3,9 @@ import type { AccountLifecycle } from '../../domain.js';
 import { normalizeEmail } from '../../email-address.js';
 import type { Executor, Trx } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
+import { appError } from '@tessera/errors';
 import {
+  codeFailures, recordCodeFailure,
   deleteAccountCoreRows, findAccount, findAccountByEmail, insertAccount, insertEmail, listEmails, markEmailVerified,
   updatePassword, type Account, type EmailRecord, type PasswordFields,
 } from './store.js';
@@ -11,8 +13,32 @@ import {
 // The account core as other domains see it: reading and writing account rows, and the
 // account-wide events (deletion, password change, reset) that every domain's hooks follow.
 
+/** How many wrong codes (of every kind) an account may see in a window (issue 9, hole 3). */
+export interface CodeBudget {
+  maxFailures: number;
+  windowMs: number;
+}
+
 export class AccountRecords {
-  constructor(private readonly deps: { db: Kysely<Database>; lifecycle: AccountLifecycle }) {}
+  constructor(private readonly deps: { db: Kysely<Database>; lifecycle: AccountLifecycle; codeBudget: CodeBudget }) {}
+
+  /**
+   * Refuses every code check of an account that spent its budget of wrong codes in the current
+   * window (429/114 with retryAfter): resends, new sessions and new reset tokens do not reset it.
+   */
+  async checkCodeBudget(db: Executor, uid: string, now: number): Promise<void> {
+    const { maxFailures, windowMs } = this.deps.codeBudget;
+    const spent = await codeFailures(db, uid, now - windowMs);
+    if (spent && spent.failures >= maxFailures) {
+      const retryAfter = Math.max(1, Math.ceil((spent.windowStartedAt + windowMs - now) / 1000));
+      throw appError('THROTTLED', { retryAfter }, 'Too many wrong codes for this account: wait retryAfter seconds');
+    }
+  }
+
+  /** Counts one wrong code against the account's budget. */
+  recordCodeFailure(db: Executor, uid: string, now: number): Promise<void> {
+    return recordCodeFailure(db, uid, now, now - this.deps.codeBudget.windowMs);
+  }
 
   find(db: Executor, uid: string): Promise<Account | null> {
     return findAccount(db, uid);

@@ -175,8 +175,32 @@ export async function updatePassword(db: Executor, uid: string, p: PasswordField
   return Number(r.numUpdatedRows) === 1;
 }
 
-/** Removes the account core's own rows (its addresses, then the account). */
+/** Removes the account core's own rows (its code budget, its addresses, then the account). */
 export async function deleteAccountCoreRows(db: Executor, uid: string): Promise<void> {
+  await db.deleteFrom('account_code_failures').where('uid', '=', uid).execute();
   await db.deleteFrom('emails').where('uid', '=', uid).execute();
   await db.deleteFrom('accounts').where('uid', '=', uid).execute();
+}
+
+/** The account's wrong codes in its current window (0 with no window or an ended one). */
+export async function codeFailures(db: Executor, uid: string, windowStartAfter: number): Promise<{ failures: number; windowStartedAt: number } | null> {
+  const row = await db.selectFrom('account_code_failures').selectAll().where('uid', '=', uid).executeTakeFirst();
+  if (!row || row.window_started_at <= windowStartAfter) return null;
+  return { failures: row.failures, windowStartedAt: row.window_started_at };
+}
+
+/** Counts one wrong code: in the current window, or a new window starting now. */
+export async function recordCodeFailure(db: Executor, uid: string, now: number, windowStartAfter: number): Promise<void> {
+  const bumped = await db.updateTable('account_code_failures')
+    .set((eb) => ({ failures: eb('failures', '+', 1) }))
+    .where('uid', '=', uid).where('window_started_at', '>', windowStartAfter)
+    .executeTakeFirst();
+  if (Number(bumped.numUpdatedRows) > 0) return;
+  await db.deleteFrom('account_code_failures').where('uid', '=', uid).execute();
+  try {
+    await db.insertInto('account_code_failures').values({ uid, failures: 1, window_started_at: now }).execute();
+  } catch {
+    // A parallel failure opened the window first: count this one in it.
+    await db.updateTable('account_code_failures').set((eb) => ({ failures: eb('failures', '+', 1) })).where('uid', '=', uid).execute();
+  }
 }

@@ -78,7 +78,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
     config: { auth: 'sessionToken' },
     schema: {
       tags: ['Session'], summary: 'Confirm the session with an emailed code',
-      description: 'The 6-digit code from the sign-up or sign-in email. Confirms the session (and the address, for a sign-up). A wrong code spends one of a few tries; then a new code is needed.',
+      description: 'The 6-digit code from the sign-up or sign-in email. Confirms the session (and the address, for a sign-up). A wrong code spends one of a few tries; then a new code is needed. Wrong codes also count against the session across resends (at SIGNIN_CODE_MAX_FAILURES_PER_SESSION it ends: 401/110) and against the account (at ACCOUNT_CODE_MAX_FAILURES every code check is refused with 429/114 and retryAfter).',
       body: body({
         code: Type.String({ pattern: '^[0-9]{6,8}$', description: '6 to 8 digits.' }),
         service: Type.Optional(service),
@@ -87,7 +87,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
         newsletters: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 16 })),
         metricsContext: Type.Optional(metricsContext),
       }),
-      response: responses(Type.Object({}), ['INVALID_EXPIRED_OTP_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE'], { auth: true }),
+      response: responses(Type.Object({}), ['INVALID_EXPIRED_OTP_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE', 'THROTTLED'], { auth: true }),
     },
   }, async (req) => {
     await confirmations.confirmSession(credentialsOf(req, 'sessionToken'), req.body.code, (err) =>

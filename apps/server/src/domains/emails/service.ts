@@ -21,6 +21,8 @@ export interface ConfirmationDeps {
   secret: string;
   codeLifetimeMs: number;
   codeTries: number;
+  /** Wrong codes a session may see across resends before it ends. */
+  codeFailuresPerSession: number;
   /** Builds the link of the auth server's /verify_email page. */
   verifyLink(params: Record<string, string | undefined>): string;
 }
@@ -113,10 +115,13 @@ export class Confirmations implements SigninConfirmations {
     const { db, clock, secret, records, sessions } = this.deps;
     if (!session.tokenVerificationId && account.emailVerified) return { notice: false };
     const now = clock.now();
-    const result = await sessions.checkCode(db, { secret, sessionId: session.id, code, now });
+    await records.checkCodeBudget(db, account.uid, now);
+    const result = await sessions.checkCode(db, { secret, sessionId: session.id, code, now, maxFailures: this.deps.codeFailuresPerSession });
     if (result === 'expired') throw appError('EXPIRED_TOKEN_VERIFICATION_CODE');
     if (result === 'none') throw appError('INVALID_EXPIRED_OTP_CODE', {}, 'Invalid or expired confirmation code: request a new code');
+    if (result === 'wrong' || result === 'spent') await records.recordCodeFailure(db, account.uid, now);
     if (result === 'wrong') throw appError('INVALID_EXPIRED_OTP_CODE');
+    if (result === 'spent') throw appError('INVALID_TOKEN', { detail: 'Too many wrong codes: this session has ended; sign in again' });
     const signup = !account.emailVerified;
     await db.transaction().execute(async (trx) => {
       if (signup) await records.markEmailVerified(trx, account.uid, now);

@@ -115,7 +115,8 @@ export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmati
 };
 
 // The onepw client side in the browser with WebCrypto, shared by the pages below: HKDF, the v1 and
-// v2 stretches, token ids, and a JSON POST to the API. The password never leaves the page.
+// v2 stretches, token ids, a JSON POST to the API, a new password's fields over a new kB, and the
+// new-password form's handling. The password never leaves the page.
 const ONEPW_LIB = `
 const NS='identity.mozilla.com/picl/v1/',te=new TextEncoder(),S=crypto.subtle;
 const hex=b=>Array.from(b,x=>x.toString(16).padStart(2,'0')).join('');
@@ -125,38 +126,30 @@ async function hkdf(ikm,info,len){const k=await S.importKey('raw',ikm,'HKDF',fal
 async function stretch(pw,salt,n){const k=await S.importKey('raw',te.encode(pw),'PBKDF2',false,['deriveBits']);const q=new Uint8Array(await S.deriveBits({name:'PBKDF2',hash:'SHA-256',salt:te.encode(salt),iterations:n},k,256));return{authPW:hex(await hkdf(q,'authPW',32)),unwrapBKey:await hkdf(q,'unwrapBkey',32)};}
 async function tokenId(type,data){return hex((await hkdf(unhex(data),type,32)));}
 async function post(path,auth,body){const headers={'content-type':'application/json'};if(auth)headers.authorization=auth;const r=await fetch('/v1'+path,{method:'POST',headers,body:JSON.stringify(body)});const j=await r.json();if(!r.ok)throw new Error(j.message||('HTTP '+r.status));return j;}
+async function passwordFields(pw,email){const salt=NS+'quickStretchV2:'+hex(crypto.getRandomValues(new Uint8Array(16)));
+const v1=await stretch(pw,NS+'quickStretch:'+email,1000),v2=await stretch(pw,salt,650000);const kB=crypto.getRandomValues(new Uint8Array(32));
+return{authPW:v1.authPW,authPWVersion2:v2.authPW,wrapKb:hex(xor(kB,v1.unwrapBKey)),wrapKbVersion2:hex(xor(kB,v2.unwrapBKey)),clientSalt:salt};}
+function onNewPassword(id,busy,run){const f=document.getElementById(id),msg=document.getElementById('msg'),go=document.getElementById('go');
+f.addEventListener('submit',async e=>{e.preventDefault();const pw=document.getElementById('pw').value;
+if(pw!==document.getElementById('pw2').value){msg.className='error';msg.textContent='The two passwords differ.';return;}
+go.disabled=true;msg.className='';msg.textContent=busy;
+try{await run(f,pw);}catch(err){go.disabled=false;msg.className='error';msg.textContent=err.message;}});}
 `;
 
 // A reset: derive the forgot token's id, exchange the code for an accountResetToken, stretch the new
 // password (v1 and v2), pick a new kB and send both wrappings.
 const RESET_SCRIPT = `${ONEPW_LIB}
-const f=document.getElementById('reset'),msg=document.getElementById('msg'),go=document.getElementById('go');
-f.addEventListener('submit',async e=>{e.preventDefault();const pw=document.getElementById('pw').value;
-if(pw!==document.getElementById('pw2').value){msg.className='error';msg.textContent='The two passwords differ.';return;}
-go.disabled=true;msg.className='';msg.textContent='Resetting…';
-try{const d=f.dataset;
+onNewPassword('reset','Resetting…',async(f,pw)=>{const d=f.dataset;
 const {accountResetToken}=await post('/password/forgot/verify_code','Bearer fxpf_'+await tokenId('passwordForgotToken',d.token),{code:d.code});
-const salt=NS+'quickStretchV2:'+hex(crypto.getRandomValues(new Uint8Array(16)));
-const v1=await stretch(pw,NS+'quickStretch:'+d.email,1000),v2=await stretch(pw,salt,650000);
-const kB=crypto.getRandomValues(new Uint8Array(32));
-await post('/account/reset','Bearer fxar_'+await tokenId('accountResetToken',accountResetToken),{authPW:v1.authPW,authPWVersion2:v2.authPW,wrapKb:hex(xor(kB,v1.unwrapBKey)),wrapKbVersion2:hex(xor(kB,v2.unwrapBKey)),clientSalt:salt});
+await post('/account/reset','Bearer fxar_'+await tokenId('accountResetToken',accountResetToken),await passwordFields(pw,d.email));
 f.innerHTML='<p class="ok">Your password has been reset. Sign in with the new password.</p>';
-if(d.next){const a=document.createElement('a');a.href=d.next;a.textContent='Continue';f.appendChild(a);}
-}catch(err){go.disabled=false;msg.className='error';msg.textContent=err.message;}});
+if(d.next){const a=document.createElement('a');a.href=d.next;a.textContent='Continue';f.appendChild(a);}});
 `;
 
 // Finishing a stub account: the setup token from the emailed link, the first password (v1 and v2
 // stretches over a new kB), POST /account/finish_setup.
 const FINISH_SETUP_SCRIPT = `${ONEPW_LIB}
-const f=document.getElementById('setup'),msg=document.getElementById('msg'),go=document.getElementById('go');
-f.addEventListener('submit',async e=>{e.preventDefault();const pw=document.getElementById('pw').value;
-if(pw!==document.getElementById('pw2').value){msg.className='error';msg.textContent='The two passwords differ.';return;}
-go.disabled=true;msg.className='';msg.textContent='Setting up…';
-try{const d=f.dataset;
-const salt=NS+'quickStretchV2:'+hex(crypto.getRandomValues(new Uint8Array(16)));
-const v1=await stretch(pw,NS+'quickStretch:'+d.email,1000),v2=await stretch(pw,salt,650000);
-const kB=crypto.getRandomValues(new Uint8Array(32));
-await post('/account/finish_setup','',{token:d.token,authPW:v1.authPW,authPWVersion2:v2.authPW,wrapKb:hex(xor(kB,v1.unwrapBKey)),wrapKbVersion2:hex(xor(kB,v2.unwrapBKey)),clientSalt:salt});
-f.innerHTML='<p class="ok">Your account is ready. Sign in with your new password.</p>';
-}catch(err){go.disabled=false;msg.className='error';msg.textContent=err.message;}});
+onNewPassword('setup','Setting up…',async(f,pw)=>{const d=f.dataset;
+await post('/account/finish_setup','',{token:d.token,...await passwordFields(pw,d.email)});
+f.innerHTML='<p class="ok">Your account is ready. Sign in with your new password.</p>';});
 `;

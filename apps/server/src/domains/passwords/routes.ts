@@ -87,7 +87,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
         includeRecoveryKeyPrompt: Type.Optional(Type.Boolean()),
         metricsContext: Type.Optional(metricsContext),
       }),
-      response: responses(Type.Object({ accountResetToken: hex64 }), ['INVALID_VERIFICATION_CODE'], { auth: true }),
+      response: responses(Type.Object({ accountResetToken: hex64 }), ['INVALID_VERIFICATION_CODE', 'THROTTLED'], { auth: true }),
     },
   }, async (req) => passwords.forgotVerifyCode(credentialsOf(req, 'passwordForgotToken'), req.body.code));
 
@@ -111,7 +111,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
       tags: [TAG], summary: 'Exchange the 8-digit code for a forgot token',
       description: 'Returns a password forgot token and its code (`code`) for `/password/forgot/verify_code`, and the address to stretch the new password with.',
       body: body({ email: email(), code: Type.String({ pattern: '^[0-9]{8}$' }), metricsContext: Type.Optional(metricsContext) }),
-      response: responses(Type.Object({ code: Type.String(), emailToHashWith: Type.String(), token: hex64, uid }), ['ACCOUNT_UNKNOWN', 'RESET_PASSWORD_WITH_SECONDARY_EMAIL', 'INVALID_VERIFICATION_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE']),
+      response: responses(Type.Object({ code: Type.String(), emailToHashWith: Type.String(), token: hex64, uid }), ['ACCOUNT_UNKNOWN', 'RESET_PASSWORD_WITH_SECONDARY_EMAIL', 'INVALID_VERIFICATION_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE', 'THROTTLED']),
     },
   }, async (req) => passwords.forgotVerifyOtp(req.body.email, req.body.code));
 

@@ -201,10 +201,13 @@ export class PasswordsService {
    * wrong try deletes the token, so a new code must be requested.
    */
   async forgotVerifyCode(token: PasswordForgotToken, code: string) {
-    const { db, clock, tokens } = this.deps;
+    const { db, clock, tokens, records } = this.deps;
+    await records.checkCodeBudget(db, token.uid, clock.now());
     const left = await tokens.spendPasswordForgotTry(db, token.id);
     if (left === null) throw appError('INVALID_TOKEN', { detail: 'No tries left: request a new code' });
     if (!constantTimeStringEqual(token.passcodeHash, this.hash('forgot', token.id, code))) {
+      // New forgot tokens bring new tries; the account's budget is what they do not reset.
+      await records.recordCodeFailure(db, token.uid, clock.now());
       if (left === 0) await tokens.deletePasswordForgotToken(db, token.id);
       throw appError('INVALID_VERIFICATION_CODE', { tries: left, ttl: this.forgotReply(token).ttl });
     }
@@ -237,12 +240,14 @@ export class PasswordsService {
 
   /** POST /password/forgot/verify_otp: the code is exchanged for a forgot token and its passCode. */
   async forgotVerifyOtp(email: string, code: string) {
-    const { db, clock } = this.deps;
+    const { db, clock, records } = this.deps;
     const account = await this.accountForReset(email);
+    await records.checkCodeBudget(db, account.uid, clock.now());
     const spent = await spendForgotOtpTry(db, account.uid, clock.now());
     if (spent === 'expired') throw appError('EXPIRED_TOKEN_VERIFICATION_CODE');
     if (spent === 'none') throw appError('INVALID_VERIFICATION_CODE', {}, 'Invalid confirmation code: request a new code');
     if (!constantTimeStringEqual(spent.codeHash, this.hash('otp', account.uid, code))) {
+      await records.recordCodeFailure(db, account.uid, clock.now());
       if (spent.triesLeft === 0) await deleteForgotOtp(db, account.uid);
       throw appError('INVALID_VERIFICATION_CODE', { tries: spent.triesLeft });
     }

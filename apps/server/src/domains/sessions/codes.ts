@@ -23,13 +23,16 @@ export async function issueSessionCode(
   return code;
 }
 
-export type CodeCheck = 'ok' | 'wrong' | 'expired' | 'none';
+/** `spent`: the session saw its last allowed wrong code (across resends) and has been deleted. */
+export type CodeCheck = 'ok' | 'wrong' | 'expired' | 'none' | 'spent';
 
 /**
  * Checks a code. The stored hash is read first, then one try is spent atomically against that
  * same hash, so parallel guesses can never share a try; the last wrong try voids the code.
  */
-export async function checkSessionCode(db: Executor, secret: string, sessionId: string, code: string, now: number): Promise<CodeCheck> {
+export async function checkSessionCode(
+  db: Executor, secret: string, sessionId: string, code: string, now: number, maxFailures = Infinity,
+): Promise<CodeCheck> {
   const row = await db.selectFrom('session_tokens').select(['code_hash', 'code_expires_at', 'code_tries']).where('token_id', '=', sessionId).executeTakeFirst();
   if (!row?.code_hash || row.code_expires_at === null || !row.code_tries) return 'none';
   if (row.code_expires_at <= now) return 'expired';
@@ -41,6 +44,13 @@ export async function checkSessionCode(db: Executor, secret: string, sessionId: 
     .executeTakeFirst();
   if (Number(spent.numUpdatedRows) === 0) return 'none';
   if (constantTimeStringEqual(row.code_hash, codeHash(secret, sessionId, code))) return 'ok';
+  // Every wrong code counts against the session for good: a resend voids the code, not the count.
+  await db.updateTable('session_tokens').set((eb) => ({ code_failures: eb('code_failures', '+', 1) })).where('token_id', '=', sessionId).execute();
+  const after = await db.selectFrom('session_tokens').select('code_failures').where('token_id', '=', sessionId).executeTakeFirst();
+  if (!after || after.code_failures >= maxFailures) {
+    await db.deleteFrom('session_tokens').where('token_id', '=', sessionId).execute();
+    return 'spent';
+  }
   await db.updateTable('session_tokens')
     .set({ code_hash: null, code_expires_at: null, code_tries: null })
     .where('token_id', '=', sessionId).where('code_hash', '=', row.code_hash).where('code_tries', '<=', 0)

@@ -18,6 +18,10 @@ export const signinConfig = defineConfig({
     env: 'SIGNIN_CODE_TRIES', default: 5, parse: int(1, 20),
     description: 'Wrong 6-digit codes accepted before the code is void and a new one must be requested.',
   },
+  codeFailuresPerSession: {
+    env: 'SIGNIN_CODE_MAX_FAILURES_PER_SESSION', default: 10, parse: int(1, 100),
+    description: 'Wrong 6-digit codes a session may see across every code it is sent (resends do not reset it); at the limit the session ends and the sign-in must start again.',
+  },
   forcedEmailPattern: {
     env: 'SIGNIN_CONFIRMATION_FORCED_EMAIL_REGEX', default: '', parse: str,
     description: 'Addresses matching this regular expression always confirm sign-ins (testing accounts).',

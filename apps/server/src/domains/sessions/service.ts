@@ -118,9 +118,9 @@ export class SessionsService {
     return issueSessionCode(db, c.secret, c.sessionId, c.now, c.lifetimeMs, c.tries);
   }
 
-  /** Checks a confirmation code, spending one try (see codes.ts). */
-  checkCode(db: Executor, c: { secret: string; sessionId: string; code: string; now: number }): Promise<CodeCheck> {
-    return checkSessionCode(db, c.secret, c.sessionId, c.code, c.now);
+  /** Checks a confirmation code, spending one try; `spent` ends the session (see codes.ts). */
+  checkCode(db: Executor, c: { secret: string; sessionId: string; code: string; now: number; maxFailures: number }): Promise<CodeCheck> {
+    return checkSessionCode(db, c.secret, c.sessionId, c.code, c.now, c.maxFailures);
   }
 
   clearCode(db: Executor, sessionId: string): Promise<void> {

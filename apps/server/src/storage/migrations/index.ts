@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_create_accounts.js';
 import * as m0002 from './0002_add_email_codes.js';
+import * as m0003 from './0003_add_code_budgets.js';
 
 /**
  * Every migration, in order. Names are `NNNN_verb_noun`; a migration never changes once released —
@@ -9,4 +10,5 @@ import * as m0002 from './0002_add_email_codes.js';
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_create_accounts': m0001,
   '0002_add_email_codes': m0002,
+  '0003_add_code_budgets': m0003,
 };

@@ -32,6 +32,10 @@ const SUITES = {
     description: 'Tessera server under autocannon: bare node:http ceiling, Hawk and Bearer GET /v1/session/status, login flood vs raw scrypt, event-loop lag, RSS (bench/server.mjs)',
     run: async (args) => (await import('./server.mjs')).runServerBench(args),
   },
+  fuzz: {
+    description: 'Schema-driven fuzzing from openapi.json: 10,000 generated requests (valid, broken, with and without each credential); fails on any 5xx or undeclared error (bench/fuzz.mjs)',
+    run: script('fuzz.mjs'),
+  },
   portal: {
     description: 'The built developer portal in Chromium: JS+CSS bytes, requests, FCP/LCP of landing, a doc page and /api; cold build time and memory (bench/portal/run.mjs)',
     run: script('portal/run.mjs'),

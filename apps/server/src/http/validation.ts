@@ -4,7 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { appError, type AppError } from '@tessera/errors';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
-import { isValidEmailAddress } from '../email-address.js';
+import { EMAIL_PATTERN, isValidEmailAddress } from '../email-address.js';
 
 // Two validators: request bodies are JSON and are checked as sent (no coercion, unknown fields
 // refused); query strings and path params are text, so "true" and "5" are coerced to their types.
@@ -81,9 +81,14 @@ export function validationError(errors: ErrorObject[], dataVar: string): AppErro
   }
   const subject = field || (source === 'payload' ? 'body' : source);
   const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
+  const params = error.params as { pattern?: string; format?: string };
+  const isEmailRule = params.pattern === EMAIL_PATTERN || params.format === 'email-address';
   const message = error.keyword === 'enum' && allowed
     ? `${subject} must be one of: ${allowed.join(', ')}`
-    : `${subject} ${error.message ?? 'is invalid'}`;
+    // The address grammar as a regular expression helps nobody: say what it means.
+    : isEmailRule
+      ? `${subject} must be one email address like name@example.com: no spaces, quotes, commas or angle brackets, at most 64 characters before the @, and a domain with a dot`
+      : `${subject} ${error.message ?? 'is invalid'}`;
   return appError(
     'INVALID_PARAMETER',
     { validation: { source, keys: field ? [field] : [], rule: error.keyword, message } },

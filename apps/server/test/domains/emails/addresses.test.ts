@@ -28,6 +28,8 @@ describe('email addresses: one grammar, one mailbox', () => {
       const r = await signUp(email);
       expectError(r, 'INVALID_PARAMETER', 400);
       expect((r.body.validation as { keys: string[] }).keys, email).toEqual(['email']);
+      // A sentence a person can act on, not the grammar's regular expression.
+      expect(r.body.message, email).toMatch(/must be one email address like name@example\.com/);
     }
     expect(t.mail.messages.slice(before)).toEqual([]);
     expect(t.mail.messages.some((m) => m.to.includes('mallory'))).toBe(false);

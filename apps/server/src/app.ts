@@ -55,8 +55,6 @@ export interface AppServices {
 
 export interface App {
   server: FastifyInstance;
-  /** The composed domains, in composition order. */
-  domains: Domain[];
   /** Every domain's account lifecycle hooks (the account core runs them). */
   lifecycle: AccountLifecycle;
   /** The domains' services, for tools and tests that work below HTTP. */
@@ -213,7 +211,6 @@ export async function createApp(options: AppOptions): Promise<App> {
   await server.ready();
   return {
     server,
-    domains,
     lifecycle,
     undeclaredErrors,
     services: {

@@ -21,7 +21,10 @@ const MALFORMED_STATUSES: readonly number[] = [400, ...(AUTH_ERRORS.MALFORMED_RE
 
 /** A client fault by HTTP status: the catalogue's malformed-request error with that status (400 otherwise). */
 export function malformedRequest(status: number, reason: string): AppError {
-  return appError('MALFORMED_REQUEST', {}, `Malformed request: ${reason}`, MALFORMED_STATUSES.includes(status) ? status : 400);
+  // The reason can quote the URL; its query string can hold codes and tokens, which never go back
+  // out in a body or into a log line.
+  const safe = reason.replace(/\?[^\s'"]*/g, '?…').slice(0, 200);
+  return appError('MALFORMED_REQUEST', {}, `Malformed request: ${safe}`, MALFORMED_STATUSES.includes(status) ? status : 400);
 }
 
 function toAppError(err: FastifyError | Error): AppError | null {
@@ -54,7 +57,7 @@ export function installErrorHandling(app: FastifyInstance, deps: ErrorDeps): voi
       // Shedding load (503) is routine and can come in floods: not an error worth a log line each.
       if (known.status >= 500 && known.status !== 503) request.log.error({ reqId: request.id, err: known, errno: known.errno }, 'request failed');
       // A client's fault is the client's: worth a line at info, never an error.
-      else if (known.name === 'MALFORMED_REQUEST') request.log.info({ reqId: request.id, status: known.status, reason: err.message }, 'malformed request');
+      else if (known.name === 'MALFORMED_REQUEST') request.log.info({ reqId: request.id, status: known.status, reason: known.message }, 'malformed request');
       return sendAppError(reply, known, deps);
     }
     // Unexpected: full detail goes to the log under the request id; the body carries only the id.

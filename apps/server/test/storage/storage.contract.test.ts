@@ -120,6 +120,20 @@ describe.each(dialects)('storage contract (%s)', (dialect) => {
     expect(results.filter(Boolean)).toHaveLength(1);
   });
 
+  it('ends a session at its limit of wrong codes across resends, even under parallel guesses', async () => {
+    const a = account();
+    await insertAccount(storage.db, a);
+    const s = session(a.uid);
+    await insertSession(storage.db, s);
+    const code = await issueSessionCode(storage.db, 'secret', s.id, 0, 60_000, 10);
+    const wrong = code === '000000' ? '111111' : '000000';
+    const results = await Promise.all(Array.from({ length: 8 }, () => checkSessionCode(storage.db, 'secret', s.id, wrong, 10, 3)));
+    // Two wrong codes are counted; the third ends the session, and nothing of it is left.
+    expect(results.filter((r) => r === 'wrong')).toHaveLength(2);
+    expect(results).toContain('spent');
+    expect(await findSessionWithAccount(storage.db, s.id)).toBeNull();
+  });
+
   it('never grants more code tries than allowed, even to parallel guesses', async () => {
     const a = account();
     await insertAccount(storage.db, a);
@@ -127,8 +141,8 @@ describe.each(dialects)('storage contract (%s)', (dialect) => {
     await insertSession(storage.db, s);
     const code = await issueSessionCode(storage.db, 'secret', s.id, 0, 60_000, 3);
     const wrong = code === '000000' ? '111111' : '000000';
-    const results = await Promise.all(Array.from({ length: 8 }, () => checkSessionCode(storage.db, 'secret', s.id, wrong, 10)));
+    const results = await Promise.all(Array.from({ length: 8 }, () => checkSessionCode(storage.db, 'secret', s.id, wrong, 10, 100)));
     expect(results.filter((r) => r === 'wrong')).toHaveLength(3);
-    expect(await checkSessionCode(storage.db, 'secret', s.id, code, 10)).toBe('none');
+    expect(await checkSessionCode(storage.db, 'secret', s.id, code, 10, 100)).toBe('none');
   });
 });

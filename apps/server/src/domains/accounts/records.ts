@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AccountLifecycle } from '../../domain.js';
 import { normalizeEmail } from '../../email-address.js';
+import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor, Trx } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
 import { appError } from '@tessera/errors';
@@ -53,13 +54,25 @@ export class AccountRecords {
     return listEmails(db, uid);
   }
 
-  /** A new account with `account.email` as its primary, unconfirmed address. */
-  async insert(db: Executor, account: Account): Promise<void> {
-    await insertAccount(db, account);
-    await insertEmail(db, {
-      email: account.email, normalizedEmail: normalizeEmail(account.email), uid: account.uid, emailCode: account.emailCode,
-      isVerified: false, isPrimary: true, verifiedAt: null, createdAt: account.createdAt,
-    });
+  /**
+   * A new account with `account.email` as its primary, unconfirmed address, and whatever `with` adds
+   * in the same transaction (its first session, an access token). Losing the race for the address
+   * to another request is 101.
+   */
+  async create<T>(account: Account, more: (trx: Trx) => Promise<T>): Promise<T> {
+    try {
+      return await this.deps.db.transaction().execute(async (trx) => {
+        await insertAccount(trx, account);
+        await insertEmail(trx, {
+          email: account.email, normalizedEmail: normalizeEmail(account.email), uid: account.uid, emailCode: account.emailCode,
+          isVerified: false, isPrimary: true, verifiedAt: null, createdAt: account.createdAt,
+        });
+        return more(trx);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw appError('ACCOUNT_EXISTS', { email: account.email });
+      throw err;
+    }
   }
 
   /** Marks the primary address verified; false when it already was. */

@@ -1,12 +1,11 @@
 import { randomHex } from '@tessera/protocol';
 import { appError } from '@tessera/errors';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { ScryptPool } from '../../crypto/scrypt-pool.js';
 import { normalizeEmail } from '../../email-address.js';
 import type { FlowContext, RequestContext } from '../../http/context.js';
 import { deliveryOf } from '../../http/schemas.js';
-import { isUniqueViolation } from '../../storage/db.js';
 import type { Database } from '../../storage/schema.js';
 import { verificationState, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import type { KeyFetchToken, TokensService } from '../tokens/index.js';
@@ -86,8 +85,7 @@ export class AccountsService {
       profileChangedAt: now, keysChangedAt: now,
     };
 
-    const result = await this.inTransaction(async (trx) => {
-      await records.insert(trx, account);
+    const result = await records.create(account, async (trx) => {
       // onepw: the sign-up session waits on the emailCode, so confirming the address confirms it.
       const { data, session } = await sessions.create(trx, {
         uid, now, ctx, tokenVerificationId: emailCode, mustVerify: input.keys, reason: 'signup',
@@ -115,16 +113,6 @@ export class AccountsService {
       authAt: seconds(now),
       verificationMethod: deliveryOf(input.verificationMethod) === 'code' ? (input.verificationMethod ?? 'email-otp') : 'email',
     };
-  }
-
-  /** Runs a write transaction, answering a lost race on the email's unique key with 101. */
-  private async inTransaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    try {
-      return await this.deps.db.transaction().execute(fn);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw appError('ACCOUNT_EXISTS');
-      throw err;
-    }
   }
 
   /**

@@ -13,7 +13,6 @@ import type { AccountRecords } from './records.js';
 import type { SigninConfirmations } from './service.js';
 import type { Account } from './store.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
-import { isUniqueViolation } from '../../storage/db.js';
 
 // Stub accounts: a relying party (e.g. a subscription checkout) creates an account by email alone,
 // gets an OAuth access token for it, and the person sets a password later — through the relying
@@ -76,18 +75,9 @@ export class AccountSetupService {
       locale: ctx.acceptLanguage, lockedAt: null, disabledAt: null, metricsOptOutAt: null,
       profileChangedAt: now, keysChangedAt: now, clientSalt: null, verifyHashV2: null, wrapWrapKbV2: null,
     };
-    let accessToken: string;
-    try {
-      accessToken = await db.transaction().execute(async (trx) => {
-        await records.insert(trx, account);
-        return oauth.issueAccessToken(trx, {
-          clientId: client.id, uid, scope: STUB_SCOPES, now, ttlMs: this.deps.accessTokenTtlMs, profileChangedAt: now,
-        });
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw appError('ACCOUNT_EXISTS', { email: input.email });
-      throw err;
-    }
+    const accessToken = await records.create(account, (trx) => oauth.issueAccessToken(trx, {
+      clientId: client.id, uid, scope: STUB_SCOPES, now, ttlMs: this.deps.accessTokenTtlMs, profileChangedAt: now,
+    }));
     if (input.wantsSetupToken) {
       const token = await new SignJWT({ uid })
         .setProtectedHeader({ alg: 'HS256', typ: SETUP_TOKEN_TYPE })

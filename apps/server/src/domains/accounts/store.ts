@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import { normalizeEmail } from '../../email-address.js';
+import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor } from '../../storage/executor.js';
 import type { AccountsTable } from '../../storage/schema.js';
 
@@ -199,7 +200,8 @@ export async function recordCodeFailure(db: Executor, uid: string, now: number, 
   await db.deleteFrom('account_code_failures').where('uid', '=', uid).execute();
   try {
     await db.insertInto('account_code_failures').values({ uid, failures: 1, window_started_at: now }).execute();
-  } catch {
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
     // A parallel failure opened the window first: count this one in it.
     await db.updateTable('account_code_failures').set((eb) => ({ failures: eb('failures', '+', 1) })).where('uid', '=', uid).execute();
   }

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import type { Executor } from '../../storage/executor.js';
+import type { OauthClientsTable } from '../../storage/schema.js';
 
 // OAuth clients and access tokens: the part stub accounts need today. The OAuth server issue adds
 // codes, refresh tokens and the grant pipelines on these tables.
@@ -39,9 +41,7 @@ export async function insertClient(db: Executor, c: OAuthClient): Promise<void> 
   }).execute();
 }
 
-export async function findClient(db: Executor, id: string): Promise<OAuthClient | null> {
-  const r = await db.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst();
-  if (!r) return null;
+function rowToClient(r: Selectable<OauthClientsTable>): OAuthClient {
   return {
     id: r.id, name: r.name, imageUri: r.image_uri, redirectUri: r.redirect_uri, hashedSecret: r.hashed_secret,
     trusted: r.trusted === 1, publicClient: r.public_client === 1, canGrant: r.can_grant === 1,
@@ -49,11 +49,14 @@ export async function findClient(db: Executor, id: string): Promise<OAuthClient 
   };
 }
 
+export async function findClient(db: Executor, id: string): Promise<OAuthClient | null> {
+  const r = await db.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst();
+  return r ? rowToClient(r) : null;
+}
+
 export async function listClients(db: Executor): Promise<OAuthClient[]> {
-  const rows = await db.selectFrom('oauth_clients').select('id').orderBy('created_at').execute();
-  const out: OAuthClient[] = [];
-  for (const r of rows) out.push((await findClient(db, r.id))!);
-  return out;
+  const rows = await db.selectFrom('oauth_clients').selectAll().orderBy('created_at').execute();
+  return rows.map(rowToClient);
 }
 
 export async function insertAccessToken(db: Executor, t: AccessToken & { profileChangedAt: number }): Promise<void> {

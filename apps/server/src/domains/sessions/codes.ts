@@ -31,7 +31,7 @@ export type CodeCheck = 'ok' | 'wrong' | 'expired' | 'none' | 'spent';
  * same hash, so parallel guesses can never share a try; the last wrong try voids the code.
  */
 export async function checkSessionCode(
-  db: Executor, secret: string, sessionId: string, code: string, now: number, maxFailures = Infinity,
+  db: Executor, secret: string, sessionId: string, code: string, now: number, maxFailures: number,
 ): Promise<CodeCheck> {
   const row = await db.selectFrom('session_tokens').select(['code_hash', 'code_expires_at', 'code_tries']).where('token_id', '=', sessionId).executeTakeFirst();
   if (!row?.code_hash || row.code_expires_at === null || !row.code_tries) return 'none';
@@ -45,9 +45,12 @@ export async function checkSessionCode(
   if (Number(spent.numUpdatedRows) === 0) return 'none';
   if (constantTimeStringEqual(row.code_hash, codeHash(secret, sessionId, code))) return 'ok';
   // Every wrong code counts against the session for good: a resend voids the code, not the count.
-  await db.updateTable('session_tokens').set((eb) => ({ code_failures: eb('code_failures', '+', 1) })).where('token_id', '=', sessionId).execute();
-  const after = await db.selectFrom('session_tokens').select('code_failures').where('token_id', '=', sessionId).executeTakeFirst();
-  if (!after || after.code_failures >= maxFailures) {
+  // One atomic step: counted while under the limit; the wrong code that would reach it ends the session.
+  const counted = await db.updateTable('session_tokens')
+    .set((eb) => ({ code_failures: eb('code_failures', '+', 1) }))
+    .where('token_id', '=', sessionId).where('code_failures', '<', maxFailures - 1)
+    .executeTakeFirst();
+  if (Number(counted.numUpdatedRows) === 0) {
     await db.deleteFrom('session_tokens').where('token_id', '=', sessionId).execute();
     return 'spent';
   }

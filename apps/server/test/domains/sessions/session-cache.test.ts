@@ -8,7 +8,10 @@ import type { DialectName } from '../../../src/storage/db.js';
 // commits. (SQLite has one connection here, so the race cannot happen on it.)
 const dialects = (['postgres', 'mysql'] as DialectName[]).filter((d) => databaseUrlFor(d));
 
-describe.skipIf(dialects.length === 0).each(dialects)('the session cache across a commit (%s)', (dialect) => {
+// Without a server that has several connections, say so instead of passing silently.
+if (dialects.length === 0) it.skip('the session cache across a commit: needs TEST_POSTGRES_URL or TEST_MYSQL_URL', () => undefined);
+
+describe.each(dialects)('the session cache across a commit (%s)', (dialect) => {
   let t: TestServer;
   beforeAll(async () => {
     t = await createTestServer({ dialect });

@@ -58,6 +58,7 @@ export default {
       'npm-scripts-and-nx',
       'oauth-details',
       'rate-limiting',
+      'security-events',
       'storybook-deploys-with-circleci',
       'system-diagrams',
       'third-party-authentication',

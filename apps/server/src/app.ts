@@ -14,6 +14,7 @@ import { createMiscDomain } from './domains/misc/index.js';
 import { createOAuthDomain, type OAuthService } from './domains/oauth/index.js';
 import { createPagesDomain } from './domains/pages/index.js';
 import { createPasswordsDomain, type PasswordsService } from './domains/passwords/index.js';
+import { createSecurityEventsDomain, type SecurityEventsService } from './domains/security-events/index.js';
 import { createSessionsDomain, type SessionsService } from './domains/sessions/index.js';
 import { createTokensDomain, type TokensService } from './domains/tokens/index.js';
 import { installAuth } from './http/auth.js';
@@ -51,6 +52,7 @@ export interface AppServices {
   emails: Confirmations;
   accounts: AccountsService;
   passwords: PasswordsService;
+  securityEvents: SecurityEventsService;
 }
 
 export interface App {
@@ -120,24 +122,30 @@ export async function createApp(options: AppOptions): Promise<App> {
   const records = createAccountRecords({
     db, lifecycle, codeBudget: { maxFailures: config.accounts.codeFailuresMax, windowMs: config.accounts.codeFailureWindowSeconds * 1000 },
   });
+  // Built before every domain that records security events (sessions, emails, accounts, passwords).
+  const securityEvents = createSecurityEventsDomain({
+    db, clock, retentionMs: config.securityEvents.retentionDays * 86_400_000, maxPerName: config.securityEvents.maxPerName,
+    warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
+  });
   const keys = createKeysDomain({ key: signingKey });
   const oauth = createOAuthDomain({ db });
   const sessions = createSessionsDomain({
     db, clock, writeEpoch: storage.writeEpoch,
     idleLifetimeMs: config.tokens.sessionWithoutDeviceLifetime * 1000, cacheMs: config.server.sessionCacheMs,
+    securityEvents: securityEvents.service,
   });
   const tokens = createTokensDomain({ db, config: config.tokens });
   const emails = createEmailsDomain({
     db, clock, mailer, records, sessions: sessions.service, secret: authSecret,
     codeLifetimeMs: config.signin.codeLifetimeSeconds * 1000, codeTries: config.signin.codeTries,
     codeFailuresPerSession: config.signin.codeFailuresPerSession,
-    verifyLink: link('/verify_email'),
+    verifyLink: link('/verify_email'), securityEvents: securityEvents.service,
   });
   const accounts = createAccountsDomain({
     db, clock, scrypt, records, sessions: sessions.service, tokens: tokens.service, oauth: oauth.service,
     confirmations: emails.service, secret: authSecret, issuer: config.server.publicUrl, mailer,
     stubClientIds: config.accounts.stubClientIds.split(',').map((c) => c.trim().toLowerCase()).filter(Boolean),
-    setupLink: link('/finish_setup'),
+    setupLink: link('/finish_setup'), securityEvents: securityEvents.service,
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
     signin: {
       confirmationEnabled: config.signin.confirmationEnabled,
@@ -147,13 +155,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const passwords = createPasswordsDomain({
     db, clock, scrypt, mailer, records, accounts: accounts.service, sessions: sessions.service, tokens: tokens.service,
-    config: config.tokens, secret: authSecret, resetLink: link('/complete_reset_password'),
+    config: config.tokens, secret: authSecret, resetLink: link('/complete_reset_password'), securityEvents: securityEvents.service,
   });
   const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
     .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);
   const pages = createPagesDomain({ confirmations: emails.service, allowedOrigins });
   const misc = createMiscDomain();
-  const domains: Domain[] = [keys, oauth, sessions, tokens, emails, accounts, passwords, pages, misc];
+  const domains: Domain[] = [securityEvents, keys, oauth, sessions, tokens, emails, accounts, passwords, pages, misc];
   const { strategies } = composeDomains(domains, lifecycle);
 
   installJsonParser(server);
@@ -215,11 +223,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     undeclaredErrors,
     services: {
       records, oauth: oauth.service, sessions: sessions.service, tokens: tokens.service, emails: emails.service,
-      accounts: accounts.service, passwords: passwords.service,
+      accounts: accounts.service, passwords: passwords.service, securityEvents: securityEvents.service,
     },
     async close() {
       await server.close();
       await scrypt.close();
+      await securityEvents.close();
       await sender.close();
       if (redis) await redis.quit();
     },

@@ -4,6 +4,7 @@ import { accountsConfig } from './domains/accounts/index.js';
 import { tokenConfig } from './domains/tokens/index.js';
 import { mailConfig } from './senders/mail/config.js';
 import { signinConfig } from './domains/sessions/index.js';
+import { securityEventsConfig } from './domains/security-events/index.js';
 
 /** Process-wide settings: where to listen, what to store in, how to log. */
 export const serverConfig = defineConfig({
@@ -76,7 +77,7 @@ export const serverConfig = defineConfig({
   },
 });
 
-export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
+export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, securityEvents: securityEventsConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
 
 export type Config = {
   [K in keyof typeof CONFIG_SLICES]: ConfigValues<(typeof CONFIG_SLICES)[K]>;
@@ -91,6 +92,7 @@ export function loadConfig(env: Env = process.env): Config {
     tokens: readConfig(tokenConfig, env),
     signin: readConfig(signinConfig, env),
     accounts: readConfig(accountsConfig, env),
+    securityEvents: readConfig(securityEventsConfig, env),
     mail: readConfig(mailConfig, env),
   };
   const production = config.server.nodeEnv === 'production';

@@ -6,3 +6,4 @@ export { TEMPLATES } from './senders/mail/templates.js';
 export { SUPPORTED_LOCALES, renderParts, translator } from './senders/mail/render.js';
 export { MIGRATIONS } from './storage/migrations/index.js';
 export { openStorage, migrateToLatest } from './storage/db.js';
+export { SECURITY_EVENTS } from './domains/security-events/index.js';

@@ -191,6 +191,22 @@ export interface AccountCodeFailuresTable {
   window_started_at: number;
 }
 
+/** An account's security-relevant events (GET /v1/securityEvents), kept SECURITY_EVENTS_RETENTION_DAYS. */
+export interface SecurityEventsTable {
+  /** Counts in insertion order: events of the same millisecond list newest first by it. */
+  id: Generated<number>;
+  uid: string;
+  /** What happened: a name of domains/security-events/names.ts (`account.login`, `session.destroy`, …). */
+  name: string;
+  /** 1 when it came from a confirmed session, or itself proved the mailbox or the password. */
+  verified: number;
+  created_at: number;
+  /** The request's network in CIDR notation (IPv4 /24, IPv6 /48); the full address is never stored. */
+  ip_network: string | null;
+  /** A JSON object of strings with details (how a confirmation came, which session ended); null when none. */
+  additional_info: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   emails: EmailsTable;
@@ -204,4 +220,5 @@ export interface Database {
   password_forgot_otps: PasswordForgotOtpsTable;
   email_bounces: EmailBouncesTable;
   account_code_failures: AccountCodeFailuresTable;
+  security_events: SecurityEventsTable;
 }

@@ -5,6 +5,13 @@ import type { Body, Query, Reply } from '../types.js';
 
 /** The error names each operation may answer with (its `x-errors`), by operation id. */
 export interface OperationErrors {
+  securityEvents:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'UNEXPECTED_ERROR';
   accountCreate:
     | 'ACCOUNT_EXISTS'
     | 'INVALID_JSON'
@@ -445,6 +452,29 @@ export class TesseraClient {
 
   constructor(options: TransportOptions) {
     this.transport = new Transport(options);
+  }
+
+  /**
+   * The account's security events.
+   *
+   * Sign-ins, failed sign-ins, confirmations, password changes and resets, sign-outs: what happened
+   * to the account, newest first. Events are kept `SECURITY_EVENTS_RETENTION_DAYS` (90 days) and at
+   * most `SECURITY_EVENTS_MAX_PER_NAME` of each name; each keeps the network of the request (IPv4
+   * /24, IPv6 /48), never the full address. Needs a confirmed session (an unconfirmed one gets
+   * 400/138).
+   *
+   * `GET /v1/securityEvents`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), INVALID_NONCE (115), SESSION_UNVERIFIED (138), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.securityEvents(sessionToken);
+   */
+  securityEvents(sessionToken: string): Promise<Reply<'/v1/securityEvents', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/securityEvents',
+      token: { type: 'sessionToken', value: sessionToken },
+    });
   }
 
   /**

@@ -110,7 +110,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
         authAt: Type.Integer(), metricsEnabled: Type.Boolean(),
       }), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'LOGIN_WITH_SECONDARY_EMAIL', 'LOGIN_WITH_INVALID_EMAIL', 'UNABLE_TO_LOGIN_NO_PASSWORD_SET', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT', 'SERVER_BUSY'], { auth: true }),
     },
-  }, async (req) => accounts.reauth(credentialsOf(req, 'sessionToken'), loginInput(req.body, req.query)));
+  }, async (req) => accounts.reauth(credentialsOf(req, 'sessionToken'), loginInput(req.body, req.query), contextOf(req)));
 
   app.get('/account/keys', {
     config: { auth: 'keyFetchToken' },
@@ -179,7 +179,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
       response: responses(Type.Object({}), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'SESSION_UNVERIFIED', 'SERVER_BUSY'], { auth: true }),
     },
   }, async (req) => {
-    await accounts.destroy(credentialsOf(req, 'sessionTokenVerified'), req.body.email, req.body.authPW);
+    await accounts.destroy(credentialsOf(req, 'sessionTokenVerified'), req.body.email, req.body.authPW, contextOf(req));
     return {};
   });
 

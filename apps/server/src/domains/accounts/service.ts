@@ -7,6 +7,8 @@ import { normalizeEmail } from '../../email-address.js';
 import type { FlowContext, RequestContext } from '../../http/context.js';
 import { deliveryOf } from '../../http/schemas.js';
 import type { Database } from '../../storage/schema.js';
+import type { Mailer } from '../../senders/mail/mailer.js';
+import type { SecurityEvents } from '../security-events/index.js';
 import { verificationState, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import type { KeyFetchToken, TokensService } from '../tokens/index.js';
 import { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
@@ -40,6 +42,10 @@ export interface AccountsDeps {
   sessions: SessionsService;
   tokens: TokensService;
   confirmations: SigninConfirmations;
+  /** Records sign-ups, sign-ins and wrong passwords. */
+  securityEvents: SecurityEvents;
+  /** Sends the notice of a deleted account. */
+  mailer: Mailer;
   signin: SigninPolicy;
   /** Where failures that must not fail the request go (an undeliverable sign-in notice). */
   warn: (message: string, err: unknown) => void;
@@ -90,6 +96,7 @@ export class AccountsService {
       const { data, session } = await sessions.create(trx, {
         uid, now, ctx, tokenVerificationId: emailCode, mustVerify: input.keys, reason: 'signup',
       });
+      await this.deps.securityEvents.record(trx, uid, { name: 'account.create', ctx, verified: false });
       const keyFetchToken = input.keys
         ? await tokens.createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKb, sessionTokenId: session.id, now })
         : undefined;
@@ -146,12 +153,14 @@ export class AccountsService {
    * Checks authPW against the account's verifiers. A miss by a client that salted v1 with another
    * spelling of the address gets 120 with the stored spelling, so it can stretch again.
    */
-  async checkPassword(account: Account, email: string, authPW: string) {
+  async checkPassword(account: Account, email: string, authPW: string, ctx: RequestContext) {
     const match = await matchPassword(this.deps.scrypt, account, authPW.toLowerCase());
     if (match) return match;
     if (email !== account.email && normalizeEmail(email) === normalizeEmail(account.email)) {
       throw appError('INCORRECT_EMAIL_CASE', { email: account.email });
     }
+    // Recorded outside any transaction: the request fails, the record of the attempt stays.
+    await this.deps.securityEvents.record(this.deps.db, account.uid, { name: 'account.login.failure', ctx, verified: false });
     throw appError('INCORRECT_PASSWORD', { email });
   }
 
@@ -168,7 +177,7 @@ export class AccountsService {
     const { db, clock, sessions, tokens, confirmations } = this.deps;
     const account = await this.accountForSignin(input.email);
     if (input.verificationMethod === 'totp-2fa') throw appError('TOTP_REQUIRED');
-    const match = await this.checkPassword(account, input.email, input.authPW);
+    const match = await this.checkPassword(account, input.email, input.authPW, ctx);
     const now = clock.now();
     const signup = !account.emailVerified;
     const confirm = signup || this.needsConfirmation(account, now);
@@ -178,6 +187,7 @@ export class AccountsService {
       const created = await sessions.create(trx, {
         uid: account.uid, now, ctx, tokenVerificationId, mustVerify: input.keys, reason: signup ? 'signup' : 'login',
       });
+      await this.deps.securityEvents.record(trx, account.uid, { name: 'account.login', ctx, verified: tokenVerificationId === null });
       const kft = input.keys
         ? await tokens.createKeyFetchToken(trx, { uid: account.uid, kA: account.kA, wrapKb: match.wrapKb, sessionTokenId: created.session.id, now })
         : undefined;
@@ -210,11 +220,11 @@ export class AccountsService {
   }
 
   /** POST /session/reauth: proves the password again on an existing session. */
-  async reauth(session: SessionWithAccount, input: LoginInput) {
+  async reauth(session: SessionWithAccount, input: LoginInput, ctx: RequestContext) {
     const { db, clock, sessions, tokens } = this.deps;
     const account = await this.accountForSignin(input.email);
     if (account.uid !== session.uid) throw appError('INVALID_TOKEN', { detail: 'The session belongs to another account' });
-    const match = await this.checkPassword(account, input.email, input.authPW);
+    const match = await this.checkPassword(account, input.email, input.authPW, ctx);
     const now = clock.now();
     await sessions.setAuthAt(db, session.id, now);
     const keyFetchToken = input.keys
@@ -246,11 +256,14 @@ export class AccountsService {
   }
 
   /** POST /account/destroy: needs the password again; everything of the account goes at once. */
-  async destroy(session: SessionWithAccount, email: string, authPW: string): Promise<void> {
+  async destroy(session: SessionWithAccount, email: string, authPW: string, ctx: RequestContext): Promise<void> {
     const found = await this.deps.records.findByEmail(this.deps.db, email);
     if (!found || found.account.uid !== session.uid) throw appError('ACCOUNT_UNKNOWN', { email });
-    await this.checkPassword(found.account, email, authPW);
+    await this.checkPassword(found.account, email, authPW, ctx);
     await this.deps.records.deleteAccount(session.uid);
+    // Its security events went with it: the owner learns of the deletion by email instead (best effort).
+    const time = new Date(this.deps.clock.now()).toISOString().replace('T', ' ').slice(0, 16);
+    await this.deps.mailer.send('accountDeleted', found.account.email, found.account.locale, { time }).catch((err) => this.deps.warn('account deletion notice not sent', err));
   }
 
   /** GET /account/status with a session, or anonymously by uid. */

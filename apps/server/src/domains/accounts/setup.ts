@@ -7,6 +7,7 @@ import type { ScryptPool } from '../../crypto/scrypt-pool.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Database } from '../../storage/schema.js';
 import type { OAuthService } from '../oauth/index.js';
+import type { SecurityEvents } from '../security-events/index.js';
 import type { Session, SessionsService } from '../sessions/index.js';
 import { checkPasswordInput, newPassword, type PasswordInput } from './password.js';
 import type { AccountRecords } from './records.js';
@@ -36,6 +37,7 @@ export interface SetupDeps {
   sessions: SessionsService;
   oauth: OAuthService;
   confirmations: SigninConfirmations;
+  securityEvents: SecurityEvents;
   secret: string;
   accessTokenTtlMs: number;
   setupTokenTtlMs: number;
@@ -75,9 +77,10 @@ export class AccountSetupService {
       locale: ctx.acceptLanguage, lockedAt: null, disabledAt: null, metricsOptOutAt: null,
       profileChangedAt: now, keysChangedAt: now, clientSalt: null, verifyHashV2: null, wrapWrapKbV2: null,
     };
-    const accessToken = await records.create(account, (trx) => oauth.issueAccessToken(trx, {
-      clientId: client.id, uid, scope: STUB_SCOPES, now, ttlMs: this.deps.accessTokenTtlMs, profileChangedAt: now,
-    }));
+    const accessToken = await records.create(account, async (trx) => {
+      await this.deps.securityEvents.record(trx, uid, { name: 'account.create', ctx, verified: false });
+      return oauth.issueAccessToken(trx, { clientId: client.id, uid, scope: STUB_SCOPES, now, ttlMs: this.deps.accessTokenTtlMs, profileChangedAt: now });
+    });
     if (input.wantsSetupToken) {
       const token = await new SignJWT({ uid })
         .setProtectedHeader({ alg: 'HS256', typ: SETUP_TOKEN_TYPE })
@@ -109,7 +112,9 @@ export class AccountSetupService {
     const now = this.deps.clock.now();
     return this.deps.db.transaction().execute(async (trx) => {
       if (!(await records.updatePassword(trx, account.uid, { ...password.fields, verifierSetAt: now }, { onlyIfUnset: true }))) throw whenSet();
-      if (verifyEmail) await records.markEmailVerified(trx, account.uid, now);
+      if (verifyEmail && (await records.markEmailVerified(trx, account.uid, now))) {
+        await this.deps.securityEvents.record(trx, account.uid, { name: 'account.email_verified', ctx, verified: true, additionalInfo: { method: 'setup' } });
+      }
       const confirmed = verifyEmail || account.emailVerified;
       return sessions.create(trx, {
         uid: account.uid, now, ctx, tokenVerificationId: confirmed ? null : account.emailCode, mustVerify: false,

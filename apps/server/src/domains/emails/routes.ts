@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { credentialsOf } from '../../http/auth.js';
+import { contextOf } from '../../http/context.js';
 import { responses } from '../../http/responses.js';
 import { body, email, hex, metricsContext, redirectTo, resume, service, StringEnum, uid } from '../../http/schemas.js';
 import { isSessionVerified } from '../sessions/index.js';
@@ -48,7 +49,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
       response: responses(Type.Object({}), ['ACCOUNT_UNKNOWN', 'INVALID_VERIFICATION_CODE']),
     },
   }, async (req) => {
-    await confirmations.verifyLinkCode(req.body.uid.toLowerCase(), req.body.code.toLowerCase(), (err) =>
+    await confirmations.verifyLinkCode(req.body.uid.toLowerCase(), req.body.code.toLowerCase(), contextOf(req), (err) =>
       req.log.warn({ reqId: req.id, reason: (err as Error).message }, 'sign-in notice not sent'));
     return {};
   });
@@ -90,7 +91,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
       response: responses(Type.Object({}), ['INVALID_EXPIRED_OTP_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE', 'THROTTLED'], { auth: true }),
     },
   }, async (req) => {
-    await confirmations.confirmSession(credentialsOf(req, 'sessionToken'), req.body.code, (err) =>
+    await confirmations.confirmSession(credentialsOf(req, 'sessionToken'), req.body.code, contextOf(req), (err) =>
       req.log.warn({ reqId: req.id, reason: (err as Error).message }, 'sign-in notice not sent'));
     return {};
   });

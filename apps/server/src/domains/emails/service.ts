@@ -2,11 +2,12 @@ import { appError } from '@tessera/errors';
 import { constantTimeStringEqual } from '@tessera/protocol';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { FlowContext } from '../../http/context.js';
+import type { FlowContext, RequestContext } from '../../http/context.js';
 import { deliveryOf } from '../../http/schemas.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Database } from '../../storage/schema.js';
 import type { Account, AccountRecords, SigninConfirmations } from '../accounts/index.js';
+import type { SecurityEvents } from '../security-events/index.js';
 import { describeDevice, type Session, type SessionsService } from '../sessions/index.js';
 
 // Confirmation loops by email: the sign-up loop (confirms the address and the first session) and
@@ -18,6 +19,8 @@ export interface ConfirmationDeps {
   mailer: Mailer;
   records: AccountRecords;
   sessions: SessionsService;
+  /** Records confirmed addresses and sign-ins. */
+  securityEvents: SecurityEvents;
   secret: string;
   codeLifetimeMs: number;
   codeTries: number;
@@ -101,9 +104,9 @@ export class Confirmations implements SigninConfirmations {
   }
 
   /** `POST /session/verify_code`, then the sign-in notice (informational: a delivery failure is only logged). */
-  async confirmSession(session: Session, code: string, onNoticeFailure: (err: unknown) => void): Promise<void> {
+  async confirmSession(session: Session, code: string, ctx: RequestContext, onNoticeFailure: (err: unknown) => void): Promise<void> {
     const account = await this.accountOf(session);
-    const { notice } = await this.verifySessionCode(session, account, code);
+    const { notice } = await this.verifySessionCode(session, account, code, ctx);
     if (notice) await this.sendNewSigninNotice(account, session).catch(onNoticeFailure);
   }
 
@@ -111,8 +114,8 @@ export class Confirmations implements SigninConfirmations {
    * `POST /session/verify_code`: a 6-digit code confirms this session, and the address too when
    * the session was waiting on sign-up. Wrong → 183, expired → 153, no code left → 183.
    */
-  async verifySessionCode(session: Session, account: Account, code: string): Promise<{ notice: boolean }> {
-    const { db, clock, secret, records, sessions } = this.deps;
+  async verifySessionCode(session: Session, account: Account, code: string, ctx: RequestContext): Promise<{ notice: boolean }> {
+    const { db, clock, secret, records, sessions, securityEvents } = this.deps;
     if (!session.tokenVerificationId && account.emailVerified) return { notice: false };
     const now = clock.now();
     await records.checkCodeBudget(db, account.uid, now);
@@ -127,6 +130,7 @@ export class Confirmations implements SigninConfirmations {
       if (signup) await records.markEmailVerified(trx, account.uid, now);
       await sessions.markVerified(trx, session.id, 'email-2fa', now);
       await sessions.clearCode(trx, session.id);
+      await securityEvents.record(trx, account.uid, { name: signup ? 'account.email_verified' : 'account.login.confirmed', ctx, verified: true, additionalInfo: { method: 'code' } });
     });
     return { notice: !signup };
   }
@@ -151,7 +155,7 @@ export class Confirmations implements SigninConfirmations {
    * `POST /recovery_email/verify_code` (the emailed link): the account's emailCode confirms the
    * address and the session that signed up; a session's tokenVerificationId confirms that session.
    */
-  async verifyLinkCode(uid: string, code: string, onNoticeFailure: (err: unknown) => void = () => undefined) {
+  async verifyLinkCode(uid: string, code: string, ctx: RequestContext, onNoticeFailure: (err: unknown) => void = () => undefined) {
     const { db, clock, records, sessions } = this.deps;
     const account = await records.find(db, uid);
     if (!account) throw appError('ACCOUNT_UNKNOWN');
@@ -160,8 +164,11 @@ export class Confirmations implements SigninConfirmations {
     const waiting = isEmailCode ? [] : await sessions.listAwaiting(db, uid, code);
     let confirmed = 0;
     await db.transaction().execute(async (trx) => {
-      if (isEmailCode) await records.markEmailVerified(trx, uid, now);
+      const verifiedEmail = isEmailCode && (await records.markEmailVerified(trx, uid, now));
       confirmed = await sessions.markVerifiedByVerificationId(trx, uid, code, 'email', now);
+      if (verifiedEmail || confirmed > 0) {
+        await this.deps.securityEvents.record(trx, uid, { name: verifiedEmail ? 'account.email_verified' : 'account.login.confirmed', ctx, verified: true, additionalInfo: { method: 'link' } });
+      }
     });
     if (!isEmailCode && confirmed === 0) throw appError('INVALID_VERIFICATION_CODE');
     // A sign-in confirmed by link gets the same notice as one confirmed by code.

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { isAppError } from '@tessera/errors';
+import { contextOf } from '../../http/context.js';
 import type { Confirmations } from '../emails/index.js';
 import { escapeHtml, safeRedirect, sendPage } from './html.js';
 
@@ -59,7 +60,7 @@ export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmati
       return sendPage(reply, { status: 400, title: 'Invalid link', body: '<h1>This link is not valid</h1><p class="error">Open the link from the email again.</p>' });
     }
     try {
-      const { signup } = await confirmations.verifyLinkCode(b.uid.toLowerCase(), b.code.toLowerCase(), (err) =>
+      const { signup } = await confirmations.verifyLinkCode(b.uid.toLowerCase(), b.code.toLowerCase(), contextOf(req), (err) =>
         req.log.warn({ reqId: req.id, reason: (err as Error).message }, 'sign-in notice not sent'));
       const next = safeRedirect(b.redirectTo, allowedOrigins);
       if (next) return reply.code(303).header('location', next).send();

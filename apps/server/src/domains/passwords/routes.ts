@@ -30,7 +30,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
         keyFetchToken: Type.Optional(hex64), keyFetchToken2: Type.Optional(hex64), passwordChangeToken: hex64, verified: Type.Boolean(),
       }), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'SESSION_UNVERIFIED', 'SERVER_BUSY'], { auth: true }),
     },
-  }, async (req) => passwords.changeStart(credentialsOf(req, 'sessionTokenVerified'), req.body.email, req.body.oldAuthPW));
+  }, async (req) => passwords.changeStart(credentialsOf(req, 'sessionTokenVerified'), req.body.email, req.body.oldAuthPW, contextOf(req)));
 
   app.post('/password/change/finish', {
     config: { auth: 'passwordChangeToken', stretches: true },
@@ -55,7 +55,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
       body: body({ email: email(), service: Type.Optional(service), redirectTo: Type.Optional(redirectTo), resume: Type.Optional(resume), metricsContext: Type.Optional(metricsContext) }),
       response: responses(Type.Object({ passwordForgotToken: hex64, ...ForgotReply }), ['ACCOUNT_UNKNOWN', 'RESET_PASSWORD_WITH_SECONDARY_EMAIL', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT']),
     },
-  }, async (req) => passwords.forgotSendCode(req.body.email, { service: req.body.service ?? req.query.service, redirectTo: req.body.redirectTo }));
+  }, async (req) => passwords.forgotSendCode(req.body.email, { service: req.body.service ?? req.query.service, redirectTo: req.body.redirectTo }, contextOf(req)));
 
   app.post('/password/forgot/resend_code', {
     config: { auth: 'passwordForgotToken' },
@@ -101,7 +101,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
       response: responses(Type.Object({}), ['ACCOUNT_UNKNOWN', 'RESET_PASSWORD_WITH_SECONDARY_EMAIL', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT']),
     },
   }, async (req) => {
-    await passwords.forgotSendOtp(req.body.email);
+    await passwords.forgotSendOtp(req.body.email, contextOf(req));
     return {};
   });
 

@@ -12,6 +12,7 @@ import {
   checkPasswordInput, matchPassword, newPassword,
   type Account, type AccountRecords, type AccountsService, type PasswordInput,
 } from '../accounts/index.js';
+import type { SecurityEvents } from '../security-events/index.js';
 import { isSessionVerified, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import type { PasswordChangeToken, PasswordForgotToken, TokensService } from '../tokens/index.js';
 import { deleteForgotOtp, replaceForgotOtp, spendForgotOtpTry } from './store.js';
@@ -28,6 +29,8 @@ export interface PasswordsDeps {
   accounts: AccountsService;
   sessions: SessionsService;
   tokens: TokensService;
+  /** Records password changes, resets and reset requests. */
+  securityEvents: SecurityEvents;
   secret: string;
   /** Lifetimes (seconds), tries and code length of the forgot-password codes. */
   config: {
@@ -64,11 +67,11 @@ export class PasswordsService {
   // ---- change ------------------------------------------------------------------------------
 
   /** POST /password/change/start: proves the old password; returns the change and key tokens. */
-  async changeStart(session: SessionWithAccount, email: string, oldAuthPW: string) {
+  async changeStart(session: SessionWithAccount, email: string, oldAuthPW: string, ctx: RequestContext) {
     const { db, clock, records, tokens } = this.deps;
     const found = await records.findByEmail(db, email);
     if (!found || found.account.uid !== session.uid) throw appError('ACCOUNT_UNKNOWN', { email });
-    const match = await this.deps.accounts.checkPassword(found.account, email, oldAuthPW);
+    const match = await this.deps.accounts.checkPassword(found.account, email, oldAuthPW, ctx);
     const now = clock.now();
     const { passwordChangeToken, keyFetchToken } = await db.transaction().execute(async (trx) => ({
       passwordChangeToken: await tokens.createPasswordChangeToken(trx, session.uid, now),
@@ -110,6 +113,7 @@ export class PasswordsService {
           })
         : null;
       await records.passwordChanged(trx, account.uid, { sessionTokenId: created?.session.id ?? null });
+      await this.deps.securityEvents.record(trx, account.uid, { name: 'account.password_changed', ctx, verified: true });
       if (!created) return null;
       const verified = isSessionVerified(created.session);
       const kft = input.keys
@@ -163,7 +167,7 @@ export class PasswordsService {
   }
 
   /** POST /password/forgot/send_code: one forgot token per account; a new one voids the old. */
-  async forgotSendCode(email: string, ctx: { service?: string | undefined; redirectTo?: string | undefined }) {
+  async forgotSendCode(email: string, ctx: { service?: string | undefined; redirectTo?: string | undefined }, request: RequestContext) {
     const account = await this.accountForReset(email);
     const { data, token, code } = await this.issueForgotToken(account);
     try {
@@ -172,6 +176,7 @@ export class PasswordsService {
       await this.deps.tokens.deletePasswordForgotToken(this.deps.db, token.id);
       throw err;
     }
+    await this.deps.securityEvents.record(this.deps.db, account.uid, { name: 'account.password_reset_requested', ctx: request, verified: false, additionalInfo: { method: 'code' } });
     return { passwordForgotToken: data, ...this.forgotReply(token) };
   }
 
@@ -221,7 +226,7 @@ export class PasswordsService {
   // ---- forgot (one-time code) -------------------------------------------------------------
 
   /** POST /password/forgot/send_otp: an 8-digit code, valid 10 minutes, one per account. */
-  async forgotSendOtp(email: string): Promise<void> {
+  async forgotSendOtp(email: string, ctx: RequestContext): Promise<void> {
     const { db, clock, config, mailer } = this.deps;
     const account = await this.accountForReset(email);
     const code = randomDigits(8);
@@ -236,6 +241,7 @@ export class PasswordsService {
       await deleteForgotOtp(db, account.uid);
       throw err;
     }
+    await this.deps.securityEvents.record(db, account.uid, { name: 'account.password_reset_requested', ctx, verified: false, additionalInfo: { method: 'otp' } });
   }
 
   /** POST /password/forgot/verify_otp: the code is exchanged for a forgot token and its passCode. */
@@ -289,6 +295,7 @@ export class PasswordsService {
       await records.updatePassword(trx, uid, { ...password.fields, verifierSetAt: now, keysChangedAt: now });
       await records.markEmailVerified(trx, uid, now);
       await records.passwordReset(trx, uid);
+      await this.deps.securityEvents.record(trx, uid, { name: 'account.password_reset', ctx, verified: true });
       if (!input.sessionToken) return null;
       const created = await sessions.create(trx, { uid, now, ctx, tokenVerificationId: null, mustVerify: false, reason: null, verifiedWith: 'email' });
       const kft = input.keys ? await tokens.createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKb, sessionTokenId: null, now }) : undefined;

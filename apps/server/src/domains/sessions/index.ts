@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.js';
 import { routesOf, type Domain } from '../../domain.js';
 import type { TokenStrategy } from '../../http/auth.js';
 import type { Database } from '../../storage/schema.js';
+import type { SecurityEvents } from '../security-events/index.js';
 import type { WriteEpoch } from '../../storage/write-epoch.js';
 import { SessionCache } from './cache.js';
 import { sessionRoutes } from './routes.js';
@@ -32,6 +33,8 @@ export interface SessionsDomainDeps {
   writeEpoch: WriteEpoch;
   /** Idle sessions without a device expire this long after their last use (0: never). */
   idleLifetimeMs: number;
+  /** Records sign-outs. */
+  securityEvents: SecurityEvents;
   /** How long a session lookup is reused in process (0: never). */
   cacheMs: number;
 }

@@ -39,7 +39,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServic
       response: responses(Type.Object({}), [], { auth: true }),
     },
   }, async (req) => {
-    await sessions.destroy(credentialsOf(req, 'sessionToken'), req.body.customSessionToken);
+    await sessions.destroy(credentialsOf(req, 'sessionToken'), req.body.customSessionToken, contextOf(req));
     return {};
   });
 

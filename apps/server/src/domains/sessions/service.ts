@@ -5,6 +5,7 @@ import { mintToken } from '../../crypto/tokens.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
+import type { SecurityEvents } from '../security-events/index.js';
 import { checkSessionCode, clearSessionCode, issueSessionCode, type CodeCheck } from './codes.js';
 import {
   deleteSession, findSession, insertSession, isSessionVerified, listSessionsAwaiting, markSessionsVerifiedByVerificationId,
@@ -70,6 +71,8 @@ export interface SessionsDeps {
   clock: Clock;
   /** Idle sessions without a device expire this long after their last use (0: never). */
   idleLifetimeMs: number;
+  /** Records sign-outs. */
+  securityEvents: SecurityEvents;
 }
 
 /** lastAccessTime is written at most this often per session, not on every request. */
@@ -160,14 +163,19 @@ export class SessionsService {
   }
 
   /** Destroys the caller's session, or another session of the same account named by id. */
-  async destroy(session: Session, otherSessionId: string | undefined): Promise<void> {
+  async destroy(session: Session, otherSessionId: string | undefined, ctx: RequestContext): Promise<void> {
+    const signedOut = (which: 'current' | 'other') => this.deps.securityEvents.record(this.deps.db, session.uid, {
+      name: 'session.destroy', ctx, verified: isSessionVerified(session), additionalInfo: { session: which },
+    });
     if (otherSessionId && otherSessionId.toLowerCase() !== session.id) {
       const other = await findSession(this.deps.db, otherSessionId.toLowerCase());
       if (!other || other.uid !== session.uid) throw appError('INVALID_TOKEN', { detail: 'Unknown session' });
       await deleteSession(this.deps.db, other.id);
+      await signedOut('other');
       return;
     }
     await deleteSession(this.deps.db, session.id);
+    await signedOut('current');
   }
 
   /** A second session for the same sign-in, in the same confirmation state. */

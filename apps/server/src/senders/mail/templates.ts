@@ -80,6 +80,11 @@ export const TEMPLATES = {
     content: (t, d) => ({ subject: t('passwordReset.subject'), heading: t('passwordReset.heading'), paragraphs: [t('passwordReset.body', { time: d.time })] }),
     headers: () => ({}),
   }),
+  accountDeleted: define<TimeData>({
+    sentWhen: 'After `/account/destroy`: the account is gone, so this notice stands in for its security events. Its delivery failing does not fail the deletion.',
+    content: (t, d) => ({ subject: t('accountDeleted.subject'), heading: t('accountDeleted.heading'), paragraphs: [t('accountDeleted.body', { time: d.time }), t('accountDeleted.notYou')] }),
+    headers: () => ({}),
+  }),
 } as const;
 
 export type TemplateName = keyof typeof TEMPLATES;

@@ -50,6 +50,11 @@ export const en = {
   'passwordReset.subject': 'Your password has been reset',
   'passwordReset.heading': 'Password reset',
   'passwordReset.body': 'The password of your account was reset at {time} (UTC). All your devices were signed out.',
+
+  'accountDeleted.subject': 'Your account has been deleted',
+  'accountDeleted.heading': 'Account deleted',
+  'accountDeleted.body': 'Your account and everything stored with it were deleted at {time} (UTC), from a signed-in session that gave the account password. This cannot be undone.',
+  'accountDeleted.notYou': 'If you did not delete it, someone knew your password: change it wherever else you use it. This address is free again for a new account.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,0 +1,19 @@
+// Every security event the server records, and what it means. One table for the whole server: the
+// portal's security-events page is generated from it, the route's schema lists its names, and a
+// feature that records new events (two-step authentication, recovery keys, …) adds them here.
+
+export const SECURITY_EVENTS = {
+  'account.create': 'The account was created: by sign-up, or as a stub account by an allowed relying party.',
+  'account.login': 'A sign-in with the password started a new session. `verified` is false while the sign-in (or the sign-up) waits for confirmation by email.',
+  'account.login.failure': 'A wrong password was given for the account: at sign-in, or when a session had to prove the password again (reauthentication, password change, account deletion).',
+  'account.login.confirmed': 'A waiting sign-in was confirmed with the emailed code or link (`additionalInfo.method`: `code` or `link`).',
+  'account.email_verified': 'The primary address was confirmed: the sign-up code or link, or the setup link of a stub account (`additionalInfo.method`: `code`, `link` or `setup`).',
+  'account.password_changed': 'The password was changed (`/password/change/finish`); the account\'s other sessions ended. Not recorded for a version-1 to version-2 upgrade of the same password.',
+  'account.password_reset_requested': 'A password reset code was emailed to the account (`/password/forgot/send_code` or `/password/forgot/send_otp`; `additionalInfo.method`: `code` or `otp`).',
+  'account.password_reset': 'The password was reset with an emailed code (`/account/reset`); every session ended.',
+  'session.destroy': 'A session was signed out with `/session/destroy` (`additionalInfo.session`: `current`, or `other` when it named another session of the account).',
+} as const;
+
+export type SecurityEventName = keyof typeof SECURITY_EVENTS;
+
+export const SECURITY_EVENT_NAMES = Object.keys(SECURITY_EVENTS) as SecurityEventName[];

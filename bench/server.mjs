@@ -323,15 +323,17 @@ async function prepareAccount(server, dataDir) {
   const signedUp = await accounts.signUp(email, password);
   const code = await outboxCode(join(dataDir, 'outbox'), email, 'verify');
   await client.recoveryEmailVerifyCode({ uid: signedUp.uid, code });
+  // Hawk and Bearer get a session each: a token once used with Hawk refuses Bearer.
   const session = await accounts.signIn(email, password);
+  const hawkSession = await accounts.signIn(email, password);
   // The same checks the load runs rely on: Hawk (as the SDK signs it) and Bearer both pass.
   const hawkClient = new TesseraClient({ baseUrl: server.url, presentation: 'hawk' });
-  const status = await hawkClient.sessionStatus(session.sessionToken);
+  const status = await hawkClient.sessionStatus(hawkSession.sessionToken);
   if (status.state !== 'verified') throw new Error(`the benchmark session is ${status.state}`);
   await client.sessionStatus(session.sessionToken);
   const { authPW } = await accounts.credentialsFor(email, password);
   const tokenId = deriveTokenKeys('sessionToken', session.sessionToken).tokenId;
-  return { email, uid: signedUp.uid, sessionToken: session.sessionToken, authPW, bearer: bearerHeader('sessionToken', tokenId) };
+  return { email, uid: signedUp.uid, sessionToken: hawkSession.sessionToken, authPW, bearer: bearerHeader('sessionToken', tokenId) };
 }
 
 // ---- load ---------------------------------------------------------------------------------

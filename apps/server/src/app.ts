@@ -4,8 +4,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
-import { developmentSecret } from './crypto/dev-secret.js';
+import { serverSecret } from './crypto/dev-secret.js';
 import { ScryptPool } from './crypto/scrypt-pool.js';
+import { TokenSecrets } from './crypto/token-secrets.js';
 import { AccountLifecycle, composeDomains, type Domain } from './domain.js';
 import { createAccountRecords, createAccountsDomain, type AccountRecords, type AccountsService } from './domains/accounts/index.js';
 import { bounceLog, createEmailsDomain, type Confirmations } from './domains/emails/index.js';
@@ -102,7 +103,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   const signingKey = options.signingKey ?? loadSigningKey({
     file: config.server.signingKeyFile, devFile: join(config.server.dataDir, 'signing-key.pem'), production,
   });
-  const authSecret = config.server.authSecret || developmentSecret(join(config.server.dataDir, 'auth-secret'));
+  const authSecret = serverSecret(config.server);
+  // Token rows are keyed under keys derived from it (issue 9, hole 4): changing it ends every token.
+  const tokenSecrets = new TokenSecrets(authSecret);
   const redis = config.server.redisUrl ? connectRedis(config.server.redisUrl) : null;
   const scrypt = new ScryptPool({ workers: config.server.scryptWorkers, maxPending: config.server.scryptMaxPending, nice: config.server.scryptNice });
   const sender = options.mailSender ?? (config.mail.smtpUrl
@@ -130,11 +133,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   const keys = createKeysDomain({ key: signingKey });
   const oauth = createOAuthDomain({ db });
   const sessions = createSessionsDomain({
-    db, clock, writeEpoch: storage.writeEpoch,
+    db, clock, writeEpoch: storage.writeEpoch, secrets: tokenSecrets,
     idleLifetimeMs: config.tokens.sessionWithoutDeviceLifetime * 1000, cacheMs: config.server.sessionCacheMs,
     securityEvents: securityEvents.service,
   });
-  const tokens = createTokensDomain({ db, config: config.tokens });
+  const tokens = createTokensDomain({ db, secrets: tokenSecrets, config: config.tokens });
   const emails = createEmailsDomain({
     db, clock, mailer, records, sessions: sessions.service, secret: authSecret,
     codeLifetimeMs: config.signin.codeLifetimeSeconds * 1000, codeTries: config.signin.codeTries,

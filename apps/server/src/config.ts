@@ -45,7 +45,7 @@ export const serverConfig = defineConfig({
   },
   authSecret: {
     env: 'AUTH_SECRET', secret: true, parse: str, default: '', defaultText: '$DATA_DIR/auth-secret (generated in development)',
-    description: 'Key for the server\'s own HMACs and JWTs (codes, account setup tokens, later MFA tokens). At least 32 random characters; required in production. Unset outside production: a random one is generated once into the data folder.',
+    description: 'Key for the server\'s own HMACs and JWTs (codes, account setup tokens, later MFA tokens) and for the keys stored tokens are found and sealed under: changing it ends every session and token. At least 32 random characters; required in production. Unset outside production: a random one is generated once into the data folder.',
   },
   signingKeyFile: {
     env: 'SIGNING_KEY_FILE', parse: str, default: '', defaultText: '$DATA_DIR/signing-key.pem (generated in development)',

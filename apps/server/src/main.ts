@@ -3,6 +3,7 @@
 import { createApp } from './app.js';
 import { ConfigError } from './config-schema.js';
 import { loadConfig } from './config.js';
+import { serverSecret } from './crypto/dev-secret.js';
 import { migrateToLatest, openStorage } from './storage/db.js';
 
 async function main(): Promise<void> {
@@ -11,7 +12,8 @@ async function main(): Promise<void> {
     poolSize: config.server.databasePoolSize,
     onError: (err) => process.stderr.write(`database connection error (the pool reconnects): ${err.message}\n`),
   });
-  await migrateToLatest(storage.db);
+  // The secret goes to the migrations too: stored tokens are keyed under it (0005_key_token_ids).
+  await migrateToLatest(storage.db, { authSecret: serverSecret(config.server) });
   const app = await createApp({ config, storage });
   const { server } = app;
   await server.listen({ port: config.server.port, host: config.server.host });

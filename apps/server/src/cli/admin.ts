@@ -3,6 +3,7 @@
 // registering OAuth clients and managing the mail bounce list.
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config.js';
+import { serverSecret } from '../crypto/dev-secret.js';
 import { bounceLog } from '../domains/emails/index.js';
 import { OAuthService } from '../domains/oauth/index.js';
 import { migrateToLatest, openStorage } from '../storage/db.js';
@@ -32,7 +33,7 @@ async function main(args: string[]): Promise<number> {
   const config = loadConfig();
   const storage = openStorage(config.server.databaseUrl, { poolSize: 1 });
   try {
-    await migrateToLatest(storage.db);
+    await migrateToLatest(storage.db, { authSecret: serverSecret(config.server) });
     const { db } = storage;
     if (group === 'clients' && action === 'add') {
       const name = option(rest, '--name');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /**
  * The AUTH_SECRET of a development data folder: 32 random bytes (64 hex) generated once into
@@ -21,4 +21,12 @@ export function developmentSecret(file: string): string {
   const secret = readFileSync(file, 'utf8').trim();
   if (secret.length < 32) throw new Error(`${file} holds no usable secret (fewer than 32 characters): delete it to have a new one made`);
   return secret;
+}
+
+/**
+ * The server secret in force: AUTH_SECRET, else the development data folder's. The server, its
+ * migrations (stored tokens are keyed under it) and the admin CLI all take it from here.
+ */
+export function serverSecret(server: { authSecret: string; dataDir: string }): string {
+  return server.authSecret || developmentSecret(join(server.dataDir, 'auth-secret'));
 }

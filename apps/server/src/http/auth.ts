@@ -8,20 +8,30 @@ import type { Clock } from '../clock.js';
 // (any may match), or `{ strategies, optional }`. The OpenAPI document shows the same declaration
 // as security requirements, so what is documented is what is enforced.
 
-/** A token kind the server can look up by id. */
+/**
+ * A token kind the server can look up by id. The id a request presents is a credential: it goes to
+ * `find` and `authKey` only, and is never kept on the request; credentials carry handles instead.
+ */
 export interface TokenStrategy<C> {
   /** onepw token type (Hawk or prefixed Bearer), or `oauth` (unprefixed Bearer of an access token). */
   kind: TokenType | 'oauth';
   /** May answer synchronously (from a cache) or with a promise. */
   find(id: string, now: number): C | null | Promise<C | null>;
-  /** Hawk MAC key of the found credentials (onepw tokens only). */
-  authKey?(credentials: C): string;
+  /** Hawk MAC key of the found credentials (onepw tokens only), given the id the request presented. */
+  authKey?(credentials: C, id: string): string;
+  /**
+   * True once the token has been used with Hawk: a Hawk id travels in clear and may be logged on
+   * the way, so from then on the id alone (Bearer) no longer authenticates.
+   */
+  hawkOnly?(credentials: C): boolean;
+  /** Records the token's first request with a valid Hawk signature (see `hawkOnly`). */
+  pinToHawk?(credentials: C): Promise<void>;
   /**
    * Single-use tokens are deleted once the request is valid (after schema validation, before the
    * handler): a malformed request keeps the token, a failing one spends it. False when another
    * request won the race.
    */
-  consume?(id: string): Promise<boolean>;
+  consume?(credentials: C): Promise<boolean>;
   /** Further checks after the token is proven (e.g. "session must be verified"). */
   check?(credentials: C): AppError | null;
   description: string;
@@ -52,7 +62,7 @@ declare module 'fastify' {
     stretches?: boolean;
   }
   interface FastifyRequest {
-    auth: { strategy: StrategyName; credentials: unknown; tokenId: string } | null;
+    auth: { strategy: StrategyName; credentials: unknown } | null;
     /** Spends the single-use token that authenticated the request (run after validation). */
     authSpend: (() => Promise<boolean>) | null;
   }
@@ -126,25 +136,33 @@ function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps):
   const accept = (c: Candidate, credentials: unknown): void => {
     const problem = c.strategy.check?.(credentials);
     if (problem) throw problem;
-    request.auth = { strategy: c.name, credentials, tokenId: c.id };
+    request.auth = { strategy: c.name, credentials };
   };
   const spend = (c: Candidate, credentials: unknown): void => {
     accept(c, credentials);
     // Single-use tokens are spent once the request has passed validation (see spendAfterValidation).
     const consume = c.strategy.consume;
-    if (consume) request.authSpend = () => consume(c.id);
+    if (consume) request.authSpend = () => consume(credentials);
+  };
+  // A token's first valid Hawk request pins it to Hawk (one write per token, then never again).
+  const hawkSpend = (c: Candidate, credentials: unknown): void | Promise<void> => {
+    if (!c.strategy.pinToHawk || c.strategy.hawkOnly?.(credentials)) return spend(c, credentials);
+    return c.strategy.pinToHawk(credentials).then(() => spend(c, credentials));
   };
   const proceed = (i: number, credentials: unknown): void | Promise<void> => {
     const c = list[i]!;
     if (!credentials) return attempt(i + 1);
-    if (!c.hawk) return spend(c, credentials);
-    const verified = verifyHawk(c.hawk, c.strategy.authKey!(credentials), {
+    if (!c.hawk) {
+      if (c.strategy.hawkOnly?.(credentials)) throw appError('INVALID_TOKEN', { detail: 'This token has been used with Hawk: sign its requests with Hawk' });
+      return spend(c, credentials);
+    }
+    const verified = verifyHawk(c.hawk, c.strategy.authKey!(credentials, c.id), {
       method: request.method,
       url: request.url,
       contentType: request.headers['content-type'],
       rawBody: request.rawBody,
     }, deps.hawk, deps.nonces, now);
-    return verified instanceof Promise ? verified.then(() => spend(c, credentials)) : spend(c, credentials);
+    return verified instanceof Promise ? verified.then(() => hawkSpend(c, credentials)) : hawkSpend(c, credentials);
   };
   const attempt = (i: number): void | Promise<void> => {
     const c = list[i];
@@ -221,7 +239,7 @@ export function securitySchemes(): Record<string, unknown> {
   for (const [type, { prefix }] of Object.entries(TOKEN_TYPES)) {
     schemes[`${type}Bearer`] = {
       type: 'http', scheme: 'bearer', bearerFormat: `${prefix}<tokenId>`,
-      description: `\`Authorization: Bearer ${prefix}<tokenId>\` — the ${type}'s derived id (64 hex), HKDF(${type}, "${type}") bytes 0–32.`,
+      description: `\`Authorization: Bearer ${prefix}<tokenId>\` — the ${type}'s derived id (64 hex), HKDF(${type}, "${type}") bytes 0–32. Refused (401/110) once the token has been used with Hawk.`,
     };
     schemes[`${type}Hawk`] = {
       type: 'http', scheme: 'Hawk',

@@ -19,7 +19,7 @@ export const email = (description = 'An email address: at most 255 characters; a
 export const authPW = hex(64, 'HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client.');
 export const wrapKb = hex(64, 'kB XOR unwrapBKey, chosen by the client (v2 sign-up, password change, reset with recovery key).');
 export const uid = hex(32, 'Account id: 16 bytes as 32 hex characters.');
-export const sessionTokenId = hex(64, 'The id of a session token (its HKDF-derived tokenId, not the token).');
+export const sessionTokenId = hex(64, 'Names a session: its HKDF-derived tokenId (not the token), or its handle.');
 
 /** protocol.md §1.2: the v2 salt is the quickStretchV2 prefix and 32 lowercase hex characters, nothing else. */
 export const CLIENT_SALT_PATTERN = '^identity\\.mozilla\\.com/picl/v1/quickStretchV2:[0-9a-f]{32}$';

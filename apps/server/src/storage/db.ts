@@ -4,7 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, MysqlDialect, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
 import { createPool as createMysqlPool } from 'mysql2';
 import pg from 'pg';
-import { MIGRATIONS } from './migrations/index.js';
+import { MIGRATIONS, type MigrationContext } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { WriteEpoch, withWriteEpoch } from './write-epoch.js';
 
@@ -89,11 +89,19 @@ export function openStorage(url: string, options: { poolSize?: number; onError?:
   return { db, dialect: dialectOf(url), writeEpoch, destroy: () => db.destroy() };
 }
 
-/** Brings the schema to the newest migration; throws (and the server refuses to start) on failure. */
-export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+/**
+ * Brings the schema to the newest migration; throws (and the server refuses to start) on failure.
+ * `context.authSecret` is the server secret: a migration that rekeys stored tokens needs it
+ * whenever there are rows to rekey (an empty database migrates without it).
+ */
+export async function migrateToLatest(db: Kysely<Database>, context: MigrationContext = {}): Promise<string[]> {
+  const migrations = Object.fromEntries(Object.entries(MIGRATIONS).map(([name, m]) => [name, {
+    up: (trx: Kysely<unknown>) => m.up(trx, context),
+    ...(m.down ? { down: m.down.bind(m) } : {}),
+  }]));
   const migrator = new Migrator({
     db,
-    provider: { getMigrations: async () => MIGRATIONS },
+    provider: { getMigrations: async () => migrations },
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
   });

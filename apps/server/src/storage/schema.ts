@@ -61,10 +61,12 @@ export interface EmailsTable {
 }
 
 export interface SessionTokensTable {
-  /** HKDF(sessionToken, "sessionToken")[0:32]: the Bearer and Hawk id. The token itself is never stored. */
-  token_id: string;
-  /** Hawk MAC key derived from the token (HKDF bytes 32–64). */
-  auth_key: string;
+  /** HMAC-SHA256, under a key derived from AUTH_SECRET, of the token id (HKDF(sessionToken, "sessionToken")[0:32], the Bearer and Hawk id); also the session's handle. Neither token nor id is stored. */
+  id_hash: string;
+  /** The Hawk authKey (HKDF bytes 32–64) XOR a pad that needs AUTH_SECRET and the unstored id. */
+  sealed_auth_key: string;
+  /** 1 once the token was used with Hawk: Bearer is refused for it from then on. */
+  hawk_only: Generated<number>;
   uid: string;
   created_at: number;
   /** Last use, written at most hourly; idle sessions without a device expire from it. */
@@ -97,23 +99,28 @@ export interface SessionTokensTable {
 }
 
 export interface KeyFetchTokensTable {
-  /** HKDF(keyFetchToken, "keyFetchToken")[0:32]. */
-  token_id: string;
-  auth_key: string;
+  /** HMAC of the id HKDF(keyFetchToken, "keyFetchToken")[0:32] under a key derived from AUTH_SECRET. */
+  id_hash: string;
+  /** The Hawk authKey, sealed as in session_tokens. */
+  sealed_auth_key: string;
+  /** 1 once used with Hawk. */
+  hawk_only: Generated<number>;
   uid: string;
   /** kA ‖ wrapKb XOR-encrypted and MACed under the token's bundleKey (96 bytes). */
   key_bundle: string;
-  /** The session whose confirmation gates this token; null when created already confirmed. */
-  session_token_id: string | null;
+  /** The id_hash of the session whose confirmation gates this token; null when created already confirmed. */
+  session_id_hash: string | null;
   created_at: number;
 }
 
 /** accountReset, passwordForgot and passwordChange tokens share this shape. */
 export interface SingleUseTokensTable {
-  /** HKDF(token, "<tokenType>")[0:32]. */
-  token_id: string;
-  /** Hawk MAC key derived from the token. */
-  auth_key: string;
+  /** HMAC of the id HKDF(token, "<tokenType>")[0:32] under a key derived from AUTH_SECRET. */
+  id_hash: string;
+  /** The Hawk authKey, sealed as in session_tokens. */
+  sealed_auth_key: string;
+  /** 1 once used with Hawk. */
+  hawk_only: Generated<number>;
   uid: string;
   created_at: number;
 }

@@ -429,7 +429,8 @@ describe.runIf(process.env.TEST_REDIS_URL)('Hawk replay across instances sharing
       const url = new URL('/v1/session/status', a.url);
       const header = hawkHeader({ method: 'GET', url, credentials: { id: keys.tokenId, key: keys.authKey } });
       const b = await createApp({
-        config: loadConfig({ ...env, PUBLIC_URL: a.url, LOG_LEVEL: 'silent', PORTAL_DIR: '/nonexistent', SMTP_URL: 'smtp://127.0.0.1:1' }),
+        // The same data folder, hence the same secret: token rows are keyed under it.
+        config: loadConfig({ ...env, PUBLIC_URL: a.url, LOG_LEVEL: 'silent', PORTAL_DIR: '/nonexistent', SMTP_URL: 'smtp://127.0.0.1:1', DATA_DIR: a.config.server.dataDir }),
         storage: a.storage, logger: false, signingKey: testSigningKey(),
       });
       try {

@@ -25,7 +25,7 @@ function account(overrides: Partial<Account> = {}): Account {
 
 function session(uid: string, overrides: Partial<Session> = {}): Session {
   return {
-    id: randomHex(32), authKey: randomHex(32), uid, createdAt: 1000, lastAccessTime: 1000, authAt: 1000,
+    id: randomHex(32), sealedAuthKey: randomHex(32), hawkOnly: false, uid, createdAt: 1000, lastAccessTime: 1000, authAt: 1000,
     ua: { browser: 'Firefox', browserVersion: '140.0', os: 'Linux', osVersion: null, deviceType: 'desktop', formFactor: null },
     tokenVerificationId: randomHex(16), mustVerify: true, verificationMethod: null, verifiedAt: null, verificationReason: 'login', ...overrides,
   };
@@ -107,15 +107,15 @@ describe.each(dialects)('storage contract (%s)', (dialect) => {
     const loaded = await findSessionWithAccount(storage.db, s.id);
     expect(loaded).toMatchObject({ id: s.id, mustVerify: true, tokenVerificationId: s.tokenVerificationId, ua: s.ua, account: { emailVerified: true } });
     const kft = randomHex(32);
-    await insertKeyFetchToken(storage.db, { id: kft, authKey: randomHex(32), uid: a.uid, keyBundle: randomHex(96), sessionTokenId: s.id, createdAt: 1 });
-    expect(await findKeyFetchToken(storage.db, kft)).toMatchObject({ uid: a.uid, sessionTokenId: s.id, createdAt: 1 });
+    await insertKeyFetchToken(storage.db, { id: kft, sealedAuthKey: randomHex(32), hawkOnly: true, uid: a.uid, keyBundle: randomHex(96), sessionTokenId: s.id, createdAt: 1 });
+    expect(await findKeyFetchToken(storage.db, kft)).toMatchObject({ uid: a.uid, sessionTokenId: s.id, hawkOnly: true, createdAt: 1 });
   });
 
   it('lets exactly one of many parallel requests spend a single-use token', async () => {
     const a = account();
     await insertAccount(storage.db, a);
     const id = randomHex(32);
-    await replaceAccountResetToken(storage.db, { id, authKey: randomHex(32), uid: a.uid, createdAt: 1, verificationMethod: null });
+    await replaceAccountResetToken(storage.db, { id, sealedAuthKey: randomHex(32), hawkOnly: false, uid: a.uid, createdAt: 1, verificationMethod: null });
     const results = await Promise.all(Array.from({ length: 6 }, () => deleteAccountResetToken(storage.db, id)));
     expect(results.filter(Boolean)).toHaveLength(1);
   });

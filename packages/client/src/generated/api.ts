@@ -269,7 +269,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out a session
-         * @description Destroys the calling session, or with `customSessionToken` (a session id) another session of the same account.
+         * @description Destroys the calling session, or with `customSessionToken` (a session's id or handle) another session of the same account.
          */
         post: operations["sessionDestroy"];
         delete?: never;
@@ -2658,7 +2658,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The id of a session token (its HKDF-derived tokenId, not the token). */
+                    /** @description Names a session: its HKDF-derived tokenId (not the token), or its handle. */
                     customSessionToken?: string;
                 };
             };
@@ -4158,7 +4158,7 @@ export interface operations {
                     wrapKbVersion2?: string;
                     /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
                     clientSalt?: string;
-                    /** @description The id of a session token (its HKDF-derived tokenId, not the token). */
+                    /** @description Names a session: its HKDF-derived tokenId (not the token), or its handle. */
                     sessionToken?: string;
                 };
             };

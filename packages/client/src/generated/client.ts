@@ -771,8 +771,8 @@ export class TesseraClient {
   /**
    * Sign out a session.
    *
-   * Destroys the calling session, or with `customSessionToken` (a session id) another session of
-   * the same account.
+   * Destroys the calling session, or with `customSessionToken` (a session's id or handle) another
+   * session of the same account.
    *
    * `POST /v1/session/destroy`. Authenticates with a sessionToken.
    *

@@ -95,8 +95,8 @@ export class PasswordsService {
     checkPasswordInput(input, { requireWrapKb: true });
     const account = await records.find(db, token.uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
-    const old = input.sessionToken ? await sessions.find(db, input.sessionToken.toLowerCase()) : null;
-    if (input.sessionToken && (!old || old.uid !== account.uid)) throw appError('INVALID_TOKEN', { detail: 'sessionToken does not name a session of this account' });
+    const old = input.sessionToken ? await sessions.findNamed(db, account.uid, input.sessionToken) : null;
+    if (input.sessionToken && !old) throw appError('INVALID_TOKEN', { detail: 'sessionToken does not name a session of this account' });
 
     const upgrade = input.authPWVersion2 !== undefined && account.clientSalt === null
       && (await matchPassword(scrypt, account, input.authPW.toLowerCase()))?.version === 1;

@@ -1,6 +1,7 @@
 import { appError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
+import type { TokenSecrets } from '../../crypto/token-secrets.js';
 import { routesOf, type Domain } from '../../domain.js';
 import type { TokenStrategy } from '../../http/auth.js';
 import type { Database } from '../../storage/schema.js';
@@ -9,7 +10,7 @@ import type { WriteEpoch } from '../../storage/write-epoch.js';
 import { SessionCache } from './cache.js';
 import { sessionRoutes } from './routes.js';
 import { SessionsService } from './service.js';
-import { deleteOtherSessions, findSessionWithAccount, isSessionVerified, type SessionWithAccount } from './store.js';
+import { deleteOtherSessions, findSessionWithAccount, isSessionVerified, markSessionHawkOnly, type SessionWithAccount } from './store.js';
 
 // The sessions domain: session tokens, their confirmation state and codes, the session strategies
 // every signed-in route authenticates with, and the session routes.
@@ -31,6 +32,8 @@ export interface SessionsDomainDeps {
   db: Kysely<Database>;
   clock: Clock;
   writeEpoch: WriteEpoch;
+  /** The keys session rows are stored under (a row is found by the HMAC of the presented id). */
+  secrets: TokenSecrets;
   /** Idle sessions without a device expire this long after their last use (0: never). */
   idleLifetimeMs: number;
   /** Records sign-outs. */
@@ -40,7 +43,7 @@ export interface SessionsDomainDeps {
 }
 
 export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsService> {
-  const { db, writeEpoch } = deps;
+  const { db, writeEpoch, secrets } = deps;
   const sessions = new SessionsService(deps);
   const cache = new SessionCache(writeEpoch, deps.cacheMs);
   const checkLive = (s: SessionWithAccount, now: number) => {
@@ -49,7 +52,8 @@ export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsS
     const live = sessions.isLive(s, now);
     return live === true ? s : live === false ? null : live.then((ok) => (ok ? s : null));
   };
-  // The hot path: a cached session answers without a promise (see http/auth.ts).
+  // The hot path: a cached session answers without a promise (see http/auth.ts). The cache is keyed
+  // by the presented id, so a hit costs no HMAC; a miss costs one, to find the row by its handle.
   const sessionToken: TokenStrategy<SessionWithAccount> = {
     kind: 'sessionToken',
     description: 'A session token.',
@@ -57,13 +61,16 @@ export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsS
       const cached = cache.get(id, now);
       if (cached) return checkLive(cached, now);
       const epoch = writeEpoch.value;
-      return findSessionWithAccount(db, id).then((s) => {
+      return findSessionWithAccount(db, secrets.handle('sessionToken', id)).then((s) => {
         if (!s) return null;
         cache.set(id, s, now, epoch);
         return checkLive(s, now);
       });
     },
-    authKey: (s) => s.authKey,
+    authKey: (s, id) => secrets.unsealAuthKey('sessionToken', id, s.sealedAuthKey),
+    hawkOnly: (s) => s.hawkOnly,
+    // The write moves the write epoch, so the cached copy that still says "Bearer allowed" is dropped.
+    pinToHawk: (s) => markSessionHawkOnly(db, s.id),
   };
   return {
     name: 'sessions',

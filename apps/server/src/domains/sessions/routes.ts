@@ -34,7 +34,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServic
     config: { auth: 'sessionToken' },
     schema: {
       tags: [TAG], summary: 'Sign out a session',
-      description: 'Destroys the calling session, or with `customSessionToken` (a session id) another session of the same account.',
+      description: 'Destroys the calling session, or with `customSessionToken` (a session\'s id or handle) another session of the same account.',
       body: body({ customSessionToken: Type.Optional(sessionTokenId) }),
       response: responses(Type.Object({}), [], { auth: true }),
     },

@@ -1,6 +1,7 @@
 import { appError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
+import type { TokenSecrets } from '../../crypto/token-secrets.js';
 import { mintToken } from '../../crypto/tokens.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Executor } from '../../storage/executor.js';
@@ -8,7 +9,7 @@ import type { Database } from '../../storage/schema.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import { checkSessionCode, clearSessionCode, issueSessionCode, type CodeCheck } from './codes.js';
 import {
-  deleteSession, findSession, insertSession, isSessionVerified, listSessionsAwaiting, markSessionsVerifiedByVerificationId,
+  deleteSession, findSession, findSessionByName, insertSession, isSessionVerified, listSessionsAwaiting, markSessionsVerifiedByVerificationId,
   markSessionVerified, setSessionAuthAt, touchSession,
   type Session, type SessionWithAccount, type VerificationMethodName,
 } from './store.js';
@@ -28,13 +29,17 @@ export interface SessionStart {
   authAt?: number;
 }
 
-/** Mints a session token and stores it; `data` goes to the client once and is never stored. */
-async function createSession(db: Executor, s: SessionStart): Promise<{ data: string; session: Session }> {
+/**
+ * Mints a session token and stores it; `data` goes to the client once and is never stored, nor are
+ * its id and authKey: the row is keyed by the id's HMAC and keeps the authKey sealed.
+ */
+async function createSession(db: Executor, secrets: TokenSecrets, s: SessionStart): Promise<{ data: string; session: Session }> {
   const token = mintToken('sessionToken');
   const verified = s.tokenVerificationId === null;
   const session: Session = {
-    id: token.id,
-    authKey: token.authKey,
+    id: secrets.handle('sessionToken', token.id),
+    sealedAuthKey: secrets.sealAuthKey('sessionToken', token.id, token.authKey),
+    hawkOnly: false,
     uid: s.uid,
     createdAt: s.now,
     lastAccessTime: s.now,
@@ -69,6 +74,8 @@ export function verificationState(session: Session, emailVerified: boolean, requ
 export interface SessionsDeps {
   db: Kysely<Database>;
   clock: Clock;
+  /** The keys session rows are stored under. */
+  secrets: TokenSecrets;
   /** Idle sessions without a device expire this long after their last use (0: never). */
   idleLifetimeMs: number;
   /** Records sign-outs. */
@@ -85,11 +92,21 @@ export class SessionsService {
 
   /** Mints a session token and stores it; `data` goes to the client once and is never stored. */
   create(db: Executor, start: SessionStart): Promise<{ data: string; session: Session }> {
-    return createSession(db, start);
+    return createSession(db, this.deps.secrets, start);
   }
 
+  /** The session of this handle (`Session.id`). */
   find(db: Executor, id: string): Promise<Session | null> {
     return findSession(db, id);
+  }
+
+  /**
+   * A session of the account that a request names (`customSessionToken`, `sessionToken` of
+   * /password/change/finish): by the token id FxA clients derive and send, or by its handle.
+   */
+  findNamed(db: Executor, uid: string, name: string): Promise<Session | null> {
+    const lower = name.toLowerCase();
+    return findSessionByName(db, uid, [this.deps.secrets.handle('sessionToken', lower), lower]);
   }
 
   delete(db: Executor, id: string): Promise<boolean> {
@@ -162,16 +179,16 @@ export class SessionsService {
     };
   }
 
-  /** Destroys the caller's session, or another session of the same account named by id. */
-  async destroy(session: Session, otherSessionId: string | undefined, ctx: RequestContext): Promise<void> {
+  /** Destroys the caller's session, or another session of the same account named by id or handle. */
+  async destroy(session: Session, otherSession: string | undefined, ctx: RequestContext): Promise<void> {
     const signedOut = (which: 'current' | 'other') => this.deps.securityEvents.record(this.deps.db, session.uid, {
       name: 'session.destroy', ctx, verified: isSessionVerified(session), additionalInfo: { session: which },
     });
-    if (otherSessionId && otherSessionId.toLowerCase() !== session.id) {
-      const other = await findSession(this.deps.db, otherSessionId.toLowerCase());
-      if (!other || other.uid !== session.uid) throw appError('INVALID_TOKEN', { detail: 'Unknown session' });
+    if (otherSession) {
+      const other = await this.findNamed(this.deps.db, session.uid, otherSession);
+      if (!other) throw appError('INVALID_TOKEN', { detail: 'Unknown session' });
       await deleteSession(this.deps.db, other.id);
-      await signedOut('other');
+      await signedOut(other.id === session.id ? 'current' : 'other');
       return;
     }
     await deleteSession(this.deps.db, session.id);
@@ -181,7 +198,7 @@ export class SessionsService {
   /** A second session for the same sign-in, in the same confirmation state. */
   async duplicate(session: SessionWithAccount, ctx: RequestContext) {
     const now = this.deps.clock.now();
-    const { data, session: copy } = await createSession(this.deps.db, {
+    const { data, session: copy } = await createSession(this.deps.db, this.deps.secrets, {
       uid: session.uid, now, ctx,
       tokenVerificationId: session.tokenVerificationId,
       mustVerify: session.mustVerify,

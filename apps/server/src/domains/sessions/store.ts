@@ -22,8 +22,15 @@ export interface UserAgentInfo {
 }
 
 export interface Session {
+  /**
+   * The row key: HMAC of the token id under the server secret (crypto/token-secrets.ts). It is the
+   * session's handle, safe to show and to log: a client cannot present it as a token.
+   */
   id: string;
-  authKey: string;
+  /** The Hawk authKey sealed under the server secret and the token id (unsealed per request). */
+  sealedAuthKey: string;
+  /** Used with Hawk at least once: Bearer is refused for it. */
+  hawkOnly: boolean;
   uid: string;
   createdAt: number;
   lastAccessTime: number;
@@ -54,8 +61,9 @@ export function isSessionVerified(s: Session): boolean {
 
 function rowToSession(r: Selectable<SessionTokensTable>): Session {
   return {
-    id: r.token_id,
-    authKey: r.auth_key,
+    id: r.id_hash,
+    sealedAuthKey: r.sealed_auth_key,
+    hawkOnly: r.hawk_only === 1,
     uid: r.uid,
     createdAt: r.created_at,
     lastAccessTime: r.last_access_time,
@@ -74,8 +82,9 @@ function rowToSession(r: Selectable<SessionTokensTable>): Session {
 
 export async function insertSession(db: Executor, s: Session): Promise<void> {
   await db.insertInto('session_tokens').values({
-    token_id: s.id,
-    auth_key: s.authKey,
+    id_hash: s.id,
+    sealed_auth_key: s.sealedAuthKey,
+    hawk_only: s.hawkOnly ? 1 : 0,
     uid: s.uid,
     created_at: s.createdAt,
     last_access_time: s.lastAccessTime,
@@ -102,7 +111,7 @@ const sessionWithAccount = preparedQuery<SessionWithAccountRow, [string]>((db) =
   .innerJoin('accounts as a', 'a.uid', 's.uid')
   .selectAll('s')
   .select(['a.email', 'a.email_verified', 'a.verifier_set_at', 'a.locale', 'a.disabled_at'])
-  .where('s.token_id', '=', ''));
+  .where('s.id_hash', '=', ''));
 
 type SessionWithAccountRow = Selectable<SessionTokensTable> & {
   email: string; email_verified: number; verifier_set_at: number; locale: string | null; disabled_at: number | null;
@@ -121,8 +130,22 @@ export async function findSessionWithAccount(db: Executor, id: string): Promise<
 }
 
 export async function findSession(db: Executor, id: string): Promise<Session | null> {
-  const row = await db.selectFrom('session_tokens').selectAll().where('token_id', '=', id).executeTakeFirst();
+  const row = await db.selectFrom('session_tokens').selectAll().where('id_hash', '=', id).executeTakeFirst();
   return row ? rowToSession(row) : null;
+}
+
+/**
+ * A session named by a client: by its handle, or by the token id (which the client derives from a
+ * token it holds) — the two are told apart by trying both, since they look alike.
+ */
+export async function findSessionByName(db: Executor, uid: string, handles: string[]): Promise<Session | null> {
+  const row = await db.selectFrom('session_tokens').selectAll().where('uid', '=', uid).where('id_hash', 'in', handles).executeTakeFirst();
+  return row ? rowToSession(row) : null;
+}
+
+/** The session was used with Hawk: from now on Bearer is refused for it. */
+export async function markSessionHawkOnly(db: Executor, id: string): Promise<void> {
+  await db.updateTable('session_tokens').set({ hawk_only: 1 }).where('id_hash', '=', id).where('hawk_only', '=', 0).execute();
 }
 
 /** The sessions still waiting on this tokenVerificationId (an emailed sign-in link). */
@@ -132,24 +155,24 @@ export async function listSessionsAwaiting(db: Executor, uid: string, tokenVerif
 }
 
 export async function deleteSession(db: Executor, id: string): Promise<boolean> {
-  const r = await db.deleteFrom('session_tokens').where('token_id', '=', id).executeTakeFirst();
+  const r = await db.deleteFrom('session_tokens').where('id_hash', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;
 }
 
 /** Deletes every session of the account but `keepId` (account deletion, password change and reset). */
 export async function deleteOtherSessions(db: Executor, uid: string, keepId: string | null): Promise<number> {
   let q = db.deleteFrom('session_tokens').where('uid', '=', uid);
-  if (keepId) q = q.where('token_id', '!=', keepId);
+  if (keepId) q = q.where('id_hash', '!=', keepId);
   const r = await q.executeTakeFirst();
   return Number(r.numDeletedRows);
 }
 
 export async function touchSession(db: Executor, id: string, now: number): Promise<void> {
-  await db.updateTable('session_tokens').set({ last_access_time: now }).where('token_id', '=', id).execute();
+  await db.updateTable('session_tokens').set({ last_access_time: now }).where('id_hash', '=', id).execute();
 }
 
 export async function setSessionAuthAt(db: Executor, id: string, authAt: number): Promise<void> {
-  await db.updateTable('session_tokens').set({ auth_at: authAt, last_access_time: authAt }).where('token_id', '=', id).execute();
+  await db.updateTable('session_tokens').set({ auth_at: authAt, last_access_time: authAt }).where('id_hash', '=', id).execute();
 }
 
 const confirmed = (method: VerificationMethodName, now: number) => ({
@@ -161,7 +184,7 @@ export async function markSessionVerified(db: Executor, id: string, method: Veri
   const r = await db
     .updateTable('session_tokens')
     .set(confirmed(method, now))
-    .where('token_id', '=', id)
+    .where('id_hash', '=', id)
     .where('token_verification_id', 'is not', null)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;

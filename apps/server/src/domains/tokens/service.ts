@@ -1,22 +1,33 @@
-import { createKeyBundle } from '@tessera/protocol';
+import { createKeyBundle, type TokenType } from '@tessera/protocol';
+import type { TokenSecrets } from '../../crypto/token-secrets.js';
 import { mintToken } from '../../crypto/tokens.js';
 import type { Executor } from '../../storage/executor.js';
 import * as store from './store.js';
 import type { AccountResetToken, PasswordChangeToken, PasswordForgotToken } from './store.js';
 
 // The short-lived onepw tokens (protocol.md §2.1) as other domains use them: minted here, stored
-// by id and authKey only, spent once. Every method takes the executor first so callers can make
-// a token inside their own transaction.
+// by the HMAC of the id with the authKey sealed, spent once. Every method takes the executor first
+// so callers can make a token inside their own transaction. Ids passed in and out are handles.
 
 export class TokensService {
+  constructor(private readonly secrets: TokenSecrets) {}
+
+  /** A fresh token of the type: its data (for the client once), bundleKey, and what is stored. */
+  private mint(type: TokenType) {
+    const token = mintToken(type);
+    return {
+      data: token.data, bundleKey: token.bundleKey,
+      stored: { id: this.secrets.handle(type, token.id), sealedAuthKey: this.secrets.sealAuthKey(type, token.id, token.authKey), hawkOnly: false },
+    };
+  }
+
   /** Mints a keyFetchToken whose bundle holds kA and this password's wrapKb; returns the token data. */
   async createKeyFetchToken(
     db: Executor, k: { uid: string; kA: string; wrapKb: string; sessionTokenId: string | null; now: number },
   ): Promise<string> {
-    const token = mintToken('keyFetchToken');
+    const token = this.mint('keyFetchToken');
     await store.insertKeyFetchToken(db, {
-      id: token.id, authKey: token.authKey, uid: k.uid, keyBundle: createKeyBundle(token.bundleKey, k.kA, k.wrapKb),
-      sessionTokenId: k.sessionTokenId, createdAt: k.now,
+      ...token.stored, uid: k.uid, keyBundle: createKeyBundle(token.bundleKey, k.kA, k.wrapKb), sessionTokenId: k.sessionTokenId, createdAt: k.now,
     });
     return token.data;
   }
@@ -33,29 +44,28 @@ export class TokensService {
 
   /** A new passwordChangeToken for the account; returns the token data. */
   async createPasswordChangeToken(db: Executor, uid: string, now: number): Promise<string> {
-    const token = mintToken('passwordChangeToken');
-    await store.insertPasswordChangeToken(db, { id: token.id, authKey: token.authKey, uid, createdAt: now } satisfies PasswordChangeToken);
+    const token = this.mint('passwordChangeToken');
+    await store.insertPasswordChangeToken(db, { ...token.stored, uid, createdAt: now } satisfies PasswordChangeToken);
     return token.data;
   }
 
   /** The account's one accountResetToken (a new one replaces the old); returns the token data. */
   async createAccountResetToken(db: Executor, uid: string, now: number, verificationMethod: number | null): Promise<string> {
-    const token = mintToken('accountResetToken');
-    await store.replaceAccountResetToken(db, { id: token.id, authKey: token.authKey, uid, createdAt: now, verificationMethod } satisfies AccountResetToken);
+    const token = this.mint('accountResetToken');
+    await store.replaceAccountResetToken(db, { ...token.stored, uid, createdAt: now, verificationMethod } satisfies AccountResetToken);
     return token.data;
   }
 
   /**
    * The account's one passwordForgotToken (a new one voids the old). `passcodeHash(id)` hashes the
-   * emailed code with the new token's id. Returns the token data and the stored token.
+   * emailed code with the new token's handle. Returns the token data and the stored token.
    */
   async createPasswordForgotToken(
     db: Executor, t: { uid: string; now: number; tries: number; passcodeHash: (tokenId: string) => string },
   ): Promise<{ data: string; token: PasswordForgotToken }> {
-    const minted = mintToken('passwordForgotToken');
+    const minted = this.mint('passwordForgotToken');
     const token: PasswordForgotToken = {
-      id: minted.id, authKey: minted.authKey, uid: t.uid, createdAt: t.now,
-      passcodeHash: t.passcodeHash(minted.id), tries: t.tries, verificationMethod: null,
+      ...minted.stored, uid: t.uid, createdAt: t.now, passcodeHash: t.passcodeHash(minted.stored.id), tries: t.tries, verificationMethod: null,
     };
     await store.replacePasswordForgotToken(db, token);
     return { data: minted.data, token };

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveTokenKeys, stretchV1 } from '@tessera/protocol';
 import { isTesseraError } from '@tessera/client';
 import { expectError } from '../../helpers.js';
+import { serverSecret } from '../../../src/crypto/dev-secret.js';
+import { TokenSecrets } from '../../../src/crypto/token-secrets.js';
 import { createTestServer, httpDialects, newEmail, verifiedAccount, type TestServer } from '../../harness.js';
 
 describe.each(httpDialects())('accounts over HTTP (%s)', (dialect) => {
@@ -144,13 +146,14 @@ describe.each(httpDialects())('accounts over HTTP (%s)', (dialect) => {
     expect(browserid.disabled).toBe(true);
   });
 
-  it('derives the session id the server stores from the token it returned', async () => {
+  it('keys the stored session by the HMAC of the id derived from the token it returned', async () => {
     const acct = await verifiedAccount(t);
-    const id = deriveTokenKeys('sessionToken', acct.sessionToken).tokenId;
-    const row = await t.storage.db.selectFrom('session_tokens').select(['token_id', 'auth_key']).where('token_id', '=', id).executeTakeFirst();
-    expect(row?.token_id).toBe(id);
-    // The token itself is not stored anywhere.
+    const keys = deriveTokenKeys('sessionToken', acct.sessionToken);
+    const handle = new TokenSecrets(serverSecret(t.config.server)).handle('sessionToken', keys.tokenId);
+    const row = await t.storage.db.selectFrom('session_tokens').select(['id_hash', 'uid']).where('id_hash', '=', handle).executeTakeFirst();
+    expect(row?.uid).toBe(acct.uid);
+    // Neither the token nor its id or authKey is stored anywhere (test/domains/tokens/stored-tokens.test.ts goes further).
     const all = JSON.stringify(await t.storage.db.selectFrom('session_tokens').selectAll().execute());
-    expect(all).not.toContain(acct.sessionToken);
+    for (const secret of [acct.sessionToken, keys.tokenId, keys.authKey]) expect(all).not.toContain(secret);
   });
 });

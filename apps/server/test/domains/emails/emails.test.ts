@@ -40,19 +40,19 @@ describe('mail delivery and bounces', () => {
 
   it('leaves a sign-in without a session when its confirmation mail cannot be sent', async () => {
     const acct = await verifiedAccount(t);
-    const sessionsBefore = await t.storage.db.selectFrom('session_tokens').select('token_id').where('uid', '=', acct.uid).execute();
+    const sessionsBefore = await t.storage.db.selectFrom('session_tokens').select('id_hash').where('uid', '=', acct.uid).execute();
     t.mail.reject(acct.email, 550);
     await expectError(t.accounts.signIn(acct.email, acct.password), 'FAILED_TO_SEND_EMAIL', 422);
-    const sessionsAfter = await t.storage.db.selectFrom('session_tokens').select('token_id').where('uid', '=', acct.uid).execute();
+    const sessionsAfter = await t.storage.db.selectFrom('session_tokens').select('id_hash').where('uid', '=', acct.uid).execute();
     expect(sessionsAfter).toHaveLength(sessionsBefore.length);
   });
 
   it('refuses a sign-in or reauth that must mail a bounced address, and leaves no session behind (134)', async () => {
     const acct = await verifiedAccount(t);
-    const sessionsBefore = await t.storage.db.selectFrom('session_tokens').select('token_id').where('uid', '=', acct.uid).execute();
+    const sessionsBefore = await t.storage.db.selectFrom('session_tokens').select('id_hash').where('uid', '=', acct.uid).execute();
     await bounceLog(t.storage.db).record(acct.email, 'hard', 'reported by the mail provider', Date.now());
     await expectError(t.accounts.signIn(acct.email, acct.password, { verificationMethod: 'email-otp' }), 'BOUNCE_HARD', 400);
-    const sessionsAfter = await t.storage.db.selectFrom('session_tokens').select('token_id').where('uid', '=', acct.uid).execute();
+    const sessionsAfter = await t.storage.db.selectFrom('session_tokens').select('id_hash').where('uid', '=', acct.uid).execute();
     expect(sessionsAfter).toHaveLength(sessionsBefore.length);
     await bounceLog(t.storage.db).clear(acct.email);
     // An unconfirmed sign-in's reauth resends its code: the bounce refuses that too.

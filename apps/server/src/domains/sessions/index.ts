@@ -54,6 +54,9 @@ export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsS
   };
   // The hot path: a cached session answers without a promise (see http/auth.ts). The cache is keyed
   // by the presented id, so a hit costs no HMAC; a miss costs one, to find the row by its handle.
+  // A session object is only ever reached through the one id whose handle found it, so its unsealed
+  // Hawk key is kept beside it (and goes with it): Hawk on a cache hit costs no HMAC either.
+  const unsealed = new WeakMap<SessionWithAccount, string>();
   const sessionToken: TokenStrategy<SessionWithAccount> = {
     kind: 'sessionToken',
     description: 'A session token.',
@@ -67,7 +70,14 @@ export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsS
         return checkLive(s, now);
       });
     },
-    authKey: (s, id) => secrets.unsealAuthKey('sessionToken', id, s.sealedAuthKey),
+    authKey(s, id) {
+      let key = unsealed.get(s);
+      if (key === undefined) {
+        key = secrets.unsealAuthKey('sessionToken', id, s.sealedAuthKey);
+        unsealed.set(s, key);
+      }
+      return key;
+    },
     hawkOnly: (s) => s.hawkOnly,
     // The write moves the write epoch, so the cached copy that still says "Bearer allowed" is dropped.
     pinToHawk: (s) => markSessionHawkOnly(db, s.id),

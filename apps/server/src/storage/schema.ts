@@ -43,6 +43,8 @@ export interface AccountsTable {
   verify_hash_v2: string | null;
   /** kB wrapped under the v2 verifier. */
   wrap_wrap_kb_v2: string | null;
+  /** The OAuth client that created the account as a stub; only its access tokens may set the first password. Null for sign-ups. */
+  stub_client_id: string | null;
 }
 
 export interface EmailsTable {

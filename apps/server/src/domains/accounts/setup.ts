@@ -12,7 +12,7 @@ import type { Session, SessionsService } from '../sessions/index.js';
 import { checkPasswordInput, newPassword, type PasswordInput } from './password.js';
 import type { AccountRecords } from './records.js';
 import type { SigninConfirmations } from './service.js';
-import type { Account } from './store.js';
+import { setStubClient, stubClientOf, type Account } from './store.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 
 // Stub accounts: a relying party (e.g. a subscription checkout) creates an account by email alone,
@@ -79,6 +79,8 @@ export class AccountSetupService {
     };
     const accessToken = await records.create(account, async (trx) => {
       await this.deps.securityEvents.record(trx, uid, { name: 'account.create', ctx, verified: false });
+      // Only this client's access tokens may set the first password (setPasswordWithToken).
+      await setStubClient(trx, uid, client.id);
       return oauth.issueAccessToken(trx, { clientId: client.id, uid, scope: STUB_SCOPES, now, ttlMs: this.deps.accessTokenTtlMs, profileChangedAt: now });
     });
     if (input.wantsSetupToken) {
@@ -133,6 +135,11 @@ export class AccountSetupService {
     const uid = token.uid;
     const account = await records.find(db, uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
+    // And only a token of the client that created this stub: another allow-listed client holding a
+    // token for the account (or an account that is no stub) may not choose its password.
+    if ((await stubClientOf(db, uid)) !== token.clientId) {
+      throw appError('INVALID_TOKEN', { detail: 'This access token may not set a first password (it was not issued to the client that created the account)' });
+    }
     if (account.verifierSetAt > 0) throw appError('CANNOT_CREATE_PASSWORD');
     const { data, session } = await this.setFirstPassword(account, input, ctx, false, () => appError('CANNOT_CREATE_PASSWORD'));
     if (input.sendVerifyEmail && !account.emailVerified) {

@@ -176,6 +176,17 @@ export async function updatePassword(db: Executor, uid: string, p: PasswordField
   return Number(r.numUpdatedRows) === 1;
 }
 
+/** Records which OAuth client created the account as a stub (issue 9, hole 10). */
+export async function setStubClient(db: Executor, uid: string, clientId: string): Promise<void> {
+  await db.updateTable('accounts').set({ stub_client_id: clientId }).where('uid', '=', uid).execute();
+}
+
+/** The OAuth client that created the account as a stub; null for sign-ups (and stubs older than that record). */
+export async function stubClientOf(db: Executor, uid: string): Promise<string | null> {
+  const row = await db.selectFrom('accounts').select('stub_client_id').where('uid', '=', uid).executeTakeFirst();
+  return row?.stub_client_id ?? null;
+}
+
 /** Removes the account core's own rows (its code budget, its addresses, then the account). */
 export async function deleteAccountCoreRows(db: Executor, uid: string): Promise<void> {
   await db.deleteFrom('account_code_failures').where('uid', '=', uid).execute();

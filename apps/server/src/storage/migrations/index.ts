@@ -4,6 +4,7 @@ import * as m0002 from './0002_add_email_codes.js';
 import * as m0003 from './0003_add_code_budgets.js';
 import * as m0005 from './0005_key_token_ids.js';
 import * as m0006 from './0006_add_security_events.js';
+import * as m0007 from './0007_add_stub_client_ids.js';
 
 /** What a migration may need beyond the database: the server secret, to rekey stored tokens (0005). */
 export interface MigrationContext {
@@ -26,4 +27,5 @@ export const MIGRATIONS: Record<string, TesseraMigration> = {
   '0003_add_code_budgets': m0003,
   '0005_key_token_ids': m0005,
   '0006_add_security_events': m0006,
+  '0007_add_stub_client_ids': m0007,
 };

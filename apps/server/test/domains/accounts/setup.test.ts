@@ -12,16 +12,18 @@ describe.each(httpDialects())('stub accounts and account setup (%s)', (dialect) 
   const clientSecret = randomHex(32);
   const unlistedId = randomHex(8);
   const publicId = randomHex(8);
+  const secondId = randomHex(8);
   const client = (id: string, secret: string | null, publicClient = false) => ({
     id, name: 'Checkout', imageUri: '', redirectUri: 'https://shop.example/callback', secret,
     trusted: true, publicClient, canGrant: false, allowedScopes: ['profile'], createdAt: Date.now(),
   });
   beforeAll(async () => {
-    t = await createTestServer({ dialect, env: { ACCOUNT_STUB_CLIENT_IDS: `${clientId},${publicId}` } });
+    t = await createTestServer({ dialect, env: { ACCOUNT_STUB_CLIENT_IDS: `${clientId},${publicId},${secondId}` } });
     const { oauth } = t.app.services;
     await oauth.registerClient(t.storage.db, client(clientId, clientSecret));
     await oauth.registerClient(t.storage.db, client(unlistedId, randomHex(32)));
     await oauth.registerClient(t.storage.db, client(publicId, null, true));
+    await oauth.registerClient(t.storage.db, client(secondId, randomHex(32)));
   });
   afterAll(async () => t?.close());
 
@@ -96,6 +98,23 @@ describe.each(httpDialects())('stub accounts and account setup (%s)', (dialect) 
       clientId: unlistedId, uid: stub.uid, scope: ['profile:write', 'https://identity.mozilla.com/account/subscriptions'], now: Date.now(), ttlMs: 60_000, profileChangedAt: 1,
     });
     await expectError(t.client.accountSetPassword(other, { authPW: randomHex(32) }), 'INVALID_TOKEN', 401);
+  });
+
+  it('lets only the client that created a stub set its first password: another stub client\'s token gets 110 (hole 10)', async () => {
+    const stub = await t.client.accountStub({ email: newEmail('creator'), clientId, clientSecret });
+    const { oauth } = t.app.services;
+    const tokenOf = (id: string, uid: string) => oauth.issueAccessToken(t.storage.db, {
+      clientId: id, uid, scope: ['profile:write', 'https://identity.mozilla.com/account/subscriptions'], now: Date.now(), ttlMs: 60_000, profileChangedAt: 1,
+    });
+    // A token for the same account and with the stub's scopes, of another allow-listed client.
+    const refused = await expectError(t.client.accountSetPassword(await tokenOf(secondId, stub.uid), { authPW: randomHex(32) }), 'INVALID_TOKEN', 401);
+    expect(refused.body.detail).toMatch(/client that created/);
+    // An account that was signed up, not stubbed, takes no stub client's token either.
+    const signedUp = await t.accounts.signUp(newEmail('signed'), 'a signed-up password');
+    await expectError(t.client.accountSetPassword(await tokenOf(clientId, signedUp.uid), { authPW: randomHex(32) }), 'INVALID_TOKEN', 401);
+    // The creator's own token still works: the refusals changed nothing.
+    const set = await t.client.accountSetPassword(stub.access_token, { authPW: randomHex(32) }, { sendVerifyEmail: false });
+    expect(set.uid).toBe(stub.uid);
   });
 
   it.runIf(browserAvailable() && dialect === 'sqlite')('finishes setup in a real browser from the emailed link', async () => {

@@ -89,7 +89,7 @@ export interface paths {
         };
         /**
          * Does an account exist (by session or uid)
-         * @description With a session: that account's status. Without one, `?uid=` says whether the account exists.
+         * @description Needs one of two things: a session (Bearer or Hawk), or `?uid=` without one. With a session: that account's status (`exists`, `locale`, `hasPassword`); `uid` is then ignored. Without a session: whether the account `uid` exists. With neither: 400/108 (MISSING_PARAMETER, `param: "uid"`).
          */
         get: operations["accountStatus"];
         put?: never;
@@ -1265,7 +1265,7 @@ export interface operations {
     accountStatus: {
         parameters: {
             query?: {
-                /** @description Account id: 16 bytes as 32 hex characters. */
+                /** @description Account id: 16 bytes as 32 hex characters. Required when no session is sent (then 400/108 without it); ignored with a session. */
                 uid?: string;
             };
             header?: never;

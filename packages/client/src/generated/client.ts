@@ -551,7 +551,10 @@ export class TesseraClient {
   /**
    * Does an account exist (by session or uid).
    *
-   * With a session: that account's status. Without one, `?uid=` says whether the account exists.
+   * Needs one of two things: a session (Bearer or Hawk), or `?uid=` without one. With a session:
+   * that account's status (`exists`, `locale`, `hasPassword`); `uid` is then ignored. Without a
+   * session: whether the account `uid` exists. With neither: 400/108 (MISSING_PARAMETER, `param:
+   * "uid"`).
    *
    * `GET /v1/account/status`. Authenticates with a sessionToken, or anonymously.
    *

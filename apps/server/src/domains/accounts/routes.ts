@@ -125,11 +125,13 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
     config: { auth: { strategies: ['sessionToken'], optional: true } },
     schema: {
       tags: [TAG], summary: 'Does an account exist (by session or uid)',
-      description: 'With a session: that account\'s status. Without one, `?uid=` says whether the account exists.',
-      querystring: Type.Object({ uid: Type.Optional(uid) }),
+      // OpenAPI cannot make a parameter required only without credentials: the rule is said here, in
+      // the security alternatives (a session, or none) and in the declared 400/108.
+      description: 'Needs one of two things: a session (Bearer or Hawk), or `?uid=` without one. With a session: that account\'s status (`exists`, `locale`, `hasPassword`); `uid` is then ignored. Without a session: whether the account `uid` exists. With neither: 400/108 (MISSING_PARAMETER, `param: "uid"`).',
+      querystring: Type.Object({ uid: Type.Optional(hex(32, 'Account id: 16 bytes as 32 hex characters. Required when no session is sent (then 400/108 without it); ignored with a session.')) }),
       response: responses(Type.Object({
         exists: Type.Boolean(), locale: Type.Optional(Type.Union([Type.String(), Type.Null()])), hasPassword: Type.Optional(Type.Boolean()),
-      }), [], { auth: true }),
+      }), ['MISSING_PARAMETER'], { auth: true }),
     },
   }, async (req) => {
     if (req.auth) {

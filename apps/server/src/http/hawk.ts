@@ -22,91 +22,230 @@ export interface HawkRequestParts {
   rawBody: string | undefined;
 }
 
+/**
+ * What a nonce store answers: true for a new nonce (now recorded), false for one already recorded
+ * (a replay), or a refusal: the store cannot remember the nonce for its whole window (`busy`), or
+ * the token already has its quota of nonces in this slice of the window (`token`).
+ */
+export type NonceVerdict = boolean | NonceRefusal;
+export interface NonceRefusal {
+  refused: 'busy' | 'token';
+  /** When asking again may succeed. */
+  retryAfterMs: number;
+}
+
 /** Where seen nonces are remembered: in process, or in Redis when instances must share them. */
 export interface NonceStore {
-  /** Records the key until `expiresAt`; resolves false when it was already recorded and live. */
-  add(key: string, expiresAt: number, now: number): boolean | Promise<boolean>;
+  /**
+   * Records `nonce` of the token `token` (a prefix of its id) until `expiresAt`, when a replay of
+   * the request would fail the timestamp check anyway. Never forgets a nonce before that: when it
+   * cannot keep one that long, it refuses it.
+   */
+  add(token: string, nonce: string, expiresAt: number, now: number): NonceVerdict | Promise<NonceVerdict>;
 }
 
-/** Two independent 32-bit FNV-1a hashes of a string: a 64-bit fingerprint (never 0/0). */
-function fingerprint(key: string): [number, number] {
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+/** Nonces longer than this are refused (401/115): Hawk clients send 6–24 characters. */
+export const HAWK_MAX_NONCE_LENGTH = 64;
+
+// The fingerprint of the last `fingerprint` call, in two module variables: no tuple per request.
+let fpHi = 0;
+let fpLo = 0;
+
+/**
+ * Two independent 32-bit FNV-1a hashes of `a` then `b`: a 64-bit fingerprint (hi never 0). `seed`
+ * separates the fingerprints of nonces from those of the tokens' counters.
+ */
+function fingerprint(a: string, b: string, seed: number): void {
+  let x = 0x811c9dc5 ^ seed;
+  let y = 0x9747b28c;
+  for (let i = 0; i < a.length; i++) {
+    const c = a.charCodeAt(i);
+    x = Math.imul(x ^ c, 0x01000193);
+    y = Math.imul(y ^ c, 0x01000193) ^ (y >>> 15);
   }
-  return [a >>> 0 || 1, b >>> 0];
+  // A separator, so ("ab", "c") and ("a", "bc") differ.
+  x = Math.imul(x ^ 0xffff, 0x01000193);
+  y = Math.imul(y ^ 0xffff, 0x01000193) ^ (y >>> 15);
+  for (let i = 0; i < b.length; i++) {
+    const c = b.charCodeAt(i);
+    x = Math.imul(x ^ c, 0x01000193);
+    y = Math.imul(y ^ c, 0x01000193) ^ (y >>> 15);
+  }
+  fpHi = x >>> 0 || 1;
+  fpLo = y >>> 0;
 }
 
-/** An open-addressing set of 64-bit fingerprints in one typed array: no objects, no GC work. */
-class FingerprintSet {
-  readonly slots: Uint32Array;
-  size = 0;
-  constructor(readonly capacity: number) {
-    // Twice the capacity keeps the load factor at most 1/2, so probes stay short.
-    this.slots = new Uint32Array(capacity * 4);
-  }
-  private find(hi: number, lo: number): number {
-    const n = this.slots.length / 2;
-    for (let i = ((hi ^ lo) >>> 0) % n; ; i = (i + 1) % n) {
-      const h = this.slots[i * 2]!;
-      if (h === 0 || (h === hi && this.slots[i * 2 + 1] === lo)) return i;
-    }
-  }
-  has(hi: number, lo: number): boolean {
-    return this.slots[this.find(hi, lo) * 2] !== 0;
-  }
-  /** Adds; false when already present. */
-  add(hi: number, lo: number): boolean {
-    const i = this.find(hi, lo);
-    if (this.slots[i * 2] !== 0) return false;
-    this.slots[i * 2] = hi;
-    this.slots[i * 2 + 1] = lo;
-    this.size++;
-    return true;
-  }
-  clear(): void {
-    this.slots.fill(0);
-    this.size = 0;
-  }
+const NONCE = 0;
+const TOKEN = 0x5bd1e995;
+
+/** Slices per ring: one more than the slices a live nonce's expiry can fall in (see sliceSeconds). */
+const SLICES = 16;
+
+/**
+ * How the timestamp window is cut: a nonce expires at ts + skew + 1 s, which is at most 2 × skew
+ * + 1 s ahead of the server clock, so 15 slices of this length cover every live expiry.
+ */
+export function sliceSeconds(skewSeconds: number): number {
+  return Math.ceil((2 * skewSeconds + 1) / (SLICES - 1));
 }
 
 /**
- * Remembers nonces per token for the length of the timestamp window, in two generations of
- * fingerprint sets: a nonce is remembered for at least one window (the older generation is dropped
- * only when the newer one is a window old) and at most two. Bounded at `max` nonces: when the newer
- * generation fills early it rotates early, forgetting the oldest. Typed arrays only, so a busy
- * server keeps no per-request garbage alive.
+ * The nonces (and the tokens' counters) whose expiry falls in one slice: an open-addressing table
+ * of 64-bit fingerprints in one typed array (no objects, no GC work per request), each slot
+ * [hi, lo, count]. A nonce's count is 0; a token's counter entry counts its nonces in the slice.
+ * Starts small and doubles, so memory follows use; at most 2/3 full, so probes stay short.
+ */
+class Slice {
+  slots = new Uint32Array(0);
+  private mask = -1;
+  size = 0;
+  /** Which slice of time it holds (its number since the epoch), or -1. */
+  id = -1;
+
+  /** The slot of (hi, lo), or of the empty slot where it would go. */
+  find(hi: number, lo: number): number {
+    const slots = this.slots;
+    const mask = this.mask;
+    for (let i = (hi ^ lo) & mask; ; i = (i + 1) & mask) {
+      const h = slots[i * 3]!;
+      if (h === 0 || (h === hi && slots[i * 3 + 1] === lo)) return i;
+    }
+  }
+  occupied(slot: number): boolean {
+    return this.slots[slot * 3] !== 0;
+  }
+  count(slot: number): number {
+    return this.slots[slot * 3 + 2]!;
+  }
+  /** Writes an entry into a slot `find` gave (call `reserve` first). */
+  put(slot: number, hi: number, lo: number, count: number): void {
+    const slots = this.slots;
+    if (slots[slot * 3] === 0) this.size++;
+    slots[slot * 3] = hi;
+    slots[slot * 3 + 1] = lo;
+    slots[slot * 3 + 2] = count;
+  }
+  /** Makes room for `more` entries (doubling the table when it would pass 2/3 full). */
+  reserve(more: number): void {
+    const n = this.mask + 1;
+    if ((this.size + more) * 3 <= n * 2) return;
+    let m = Math.max(1024, n);
+    while ((this.size + more) * 3 > m * 2) m *= 2;
+    const old = this.slots;
+    this.slots = new Uint32Array(m * 3);
+    this.mask = m - 1;
+    for (let i = 0; i < old.length; i += 3) {
+      if (old[i] !== 0) {
+        const j = this.find(old[i]!, old[i + 1]!) * 3;
+        this.slots[j] = old[i]!;
+        this.slots[j + 1] = old[i + 1]!;
+        this.slots[j + 2] = old[i + 2]!;
+      }
+    }
+  }
+  /** Table slots (a power of two), 0 before the first entry. */
+  get capacity(): number {
+    return this.mask + 1;
+  }
+  /** Starts holding slice `id`, with room for as many entries as `like` has slots (under steady load, the slice before). */
+  start(id: number, like: number): void {
+    this.id = id;
+    if (like > 0) this.reserve(Math.floor((like * 2) / 3));
+  }
+  /** Forgets everything and gives the memory back. */
+  release(): void {
+    this.slots = new Uint32Array(0);
+    this.mask = -1;
+    this.size = 0;
+    this.id = -1;
+  }
+}
+
+export interface NonceCacheOptions {
+  /** Entries held at most: one per nonce, plus one per token and slice (HAWK_NONCE_CACHE_SIZE). */
+  size: number;
+  /** Nonces one token may have in one slice (HAWK_NONCES_PER_TOKEN). */
+  perToken: number;
+  /** The Hawk timestamp skew (HAWK_TIMESTAMP_SKEW_SECONDS): it sets the slices. */
+  skewSeconds: number;
+}
+
+/**
+ * The in-process nonce store (issue 9, hole 7). A nonce is kept until it expires (ts + skew + 1 s),
+ * never less: the cache does not evict. Nonces are filed by expiry in a ring of slices, so a
+ * replay (same ts, so same expiry) is looked up in one table, and a slice whose time has passed
+ * is dropped whole. When `size` entries are live, new nonces are refused (fail closed: 503/201
+ * with retryAfter) rather than forgetting any. Each token may add `perToken` nonces per slice
+ * (429/114 beyond), so one holder alone fills at most 16 × perToken entries.
+ *
+ * Capacity: a request signed now keeps its entry for skew + 1 s plus up to a slice, so the cache
+ * sustains about size / (skew + 1 + slice) Hawk requests per second (size / 70 at the default
+ * skew of 60 s); clients whose clocks run ahead keep theirs longer (up to twice).
  */
 export class NonceCache implements NonceStore {
-  private current: FingerprintSet;
-  private previous: FingerprintSet;
-  private startedAt = -Infinity;
+  private readonly slices: Slice[] = Array.from({ length: SLICES }, () => new Slice());
+  private readonly sliceMs: number;
+  private total = 0;
 
-  constructor(max: number) {
-    const half = Math.max(1, Math.ceil(max / 2));
-    this.current = new FingerprintSet(half);
-    this.previous = new FingerprintSet(half);
+  constructor(private readonly options: NonceCacheOptions) {
+    this.sliceMs = sliceSeconds(options.skewSeconds) * 1000;
   }
 
-  add(key: string, expiresAt: number, now: number): boolean {
-    const window = expiresAt - now;
-    if (now - this.startedAt >= window || this.current.size >= this.current.capacity) {
-      const dropped = this.previous;
-      this.previous = this.current;
-      dropped.clear();
-      this.current = dropped;
-      this.startedAt = now;
+  add(token: string, nonce: string, expiresAt: number, now: number): NonceVerdict {
+    const id = Math.floor(expiresAt / this.sliceMs);
+    const slice = this.slices[id % SLICES]!;
+    if (slice.id !== id) {
+      // A new slice of time: drop every slice whose nonces have all expired, this one's holder included.
+      this.dropExpired(now);
+      if (slice.id !== -1) return { refused: 'busy', retryAfterMs: (slice.id + 1) * this.sliceMs - now };
+      const before = this.slices[(id + SLICES - 1) % SLICES]!;
+      // Sized like the slice before it, so a steady load allocates one table per slice and never rehashes.
+      slice.start(id, before.id === id - 1 ? before.capacity : 0);
     }
-    const [hi, lo] = fingerprint(key);
-    if (this.previous.has(hi, lo)) return false;
-    return this.current.add(hi, lo);
+    fingerprint(token, nonce, NONCE);
+    const nh = fpHi;
+    const nl = fpLo;
+    if (slice.size && slice.occupied(slice.find(nh, nl))) return false;
+    fingerprint(token, '', TOKEN);
+    const th = fpHi;
+    const tl = fpLo;
+    let used = 0;
+    if (slice.size) {
+      const t = slice.find(th, tl);
+      if (slice.occupied(t)) used = slice.count(t);
+    }
+    // The token's next nonce falls in the next slice once its clock reaches it.
+    if (used >= this.options.perToken) return { refused: 'token', retryAfterMs: (id + 1) * this.sliceMs - expiresAt };
+    const more = used ? 1 : 2;
+    if (this.total + more > this.options.size) {
+      this.dropExpired(now);
+      if (this.total + more > this.options.size) return { refused: 'busy', retryAfterMs: this.soonestExpiry() - now };
+    }
+    slice.reserve(more);
+    slice.put(slice.find(nh, nl), nh, nl, 0);
+    slice.put(slice.find(th, tl), th, tl, used + 1);
+    this.total += more;
+    return true;
   }
 
+  private dropExpired(now: number): void {
+    for (const slice of this.slices) {
+      if (slice.id !== -1 && (slice.id + 1) * this.sliceMs <= now) {
+        this.total -= slice.size;
+        slice.release();
+      }
+    }
+  }
+
+  private soonestExpiry(): number {
+    let soonest = Infinity;
+    for (const slice of this.slices) if (slice.id !== -1) soonest = Math.min(soonest, (slice.id + 1) * this.sliceMs);
+    return soonest;
+  }
+
+  /** Entries held: nonces and token counters not yet dropped. */
   get size(): number {
-    return this.current.size + this.previous.size;
+    return this.total;
   }
 }
 
@@ -124,6 +263,7 @@ export function parseHawk(header: string): ParsedHawk {
     if (!attrs[key]) throw appError('INVALID_TOKEN', { detail: `Hawk header lacks ${key}` });
   }
   if (!/^\d{1,13}$/.test(attrs.ts!)) throw appError('INVALID_REQUEST_SIGNATURE', { detail: 'Hawk ts must be a number of seconds' });
+  if (attrs.nonce!.length > HAWK_MAX_NONCE_LENGTH) throw appError('INVALID_NONCE', {}, `Invalid nonce in request signature: longer than ${HAWK_MAX_NONCE_LENGTH} characters`);
   return { id: attrs.id!.toLowerCase(), attrs };
 }
 
@@ -178,13 +318,27 @@ export function verifyHawk(
   if (Math.abs(Number(attrs.ts) - nowSec) > config.skewSeconds) {
     throw appError('INVALID_TIMESTAMP', { serverTime: nowSec });
   }
-  const windowMs = config.skewSeconds * 2000;
+  // A replay of this request passes the timestamp check until ts + skew (whole seconds): its nonce
+  // must be remembered until then, and no longer.
+  const expiresAt = (Number(attrs.ts) + config.skewSeconds + 1) * 1000;
   // 16 hex of the token id (64 bits) tell tokens apart well enough to key their nonces.
-  const added = nonces.add(`${parsed.id.slice(0, 16)}${attrs.nonce}`, nowMs + windowMs, nowMs);
-  if (added instanceof Promise) {
-    return added.then((fresh) => {
-      if (!fresh) throw appError('INVALID_NONCE');
-    });
+  const verdict = nonces.add(parsed.id.slice(0, 16), attrs.nonce!, expiresAt, nowMs);
+  if (verdict instanceof Promise) return verdict.then(nonceAccepted);
+  nonceAccepted(verdict);
+}
+
+/**
+ * Throws unless the nonce store recorded the nonce. A store that cannot remember it for its whole
+ * window refuses it: 503/201 when the store is full (the server's capacity, not the client's fault:
+ * retry later), 429/114 when this token alone has used its quota. Neither is a 401, which clients
+ * may take as "this token is dead".
+ */
+function nonceAccepted(verdict: NonceVerdict): void {
+  if (verdict === true) return;
+  if (verdict === false) throw appError('INVALID_NONCE');
+  const retryAfter = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
+  if (verdict.refused === 'token') {
+    throw appError('THROTTLED', { retryAfter }, 'Client has sent too many requests: this token has used its Hawk nonces for the timestamp window');
   }
-  if (!added) throw appError('INVALID_NONCE');
+  throw appError('SERVER_BUSY', { retryAfter }, 'Service unavailable: the Hawk nonce cache is full; retry after retryAfter seconds');
 }

@@ -9,6 +9,7 @@ import { ScryptPool } from './crypto/scrypt-pool.js';
 import { TokenSecrets } from './crypto/token-secrets.js';
 import { AccountLifecycle, composeDomains, type Domain } from './domain.js';
 import { createAccountRecords, createAccountsDomain, type AccountRecords, type AccountsService } from './domains/accounts/index.js';
+import { createCustomsDomain, installRateLimits, rulesInForce } from './domains/customs/index.js';
 import { bounceLog, createEmailsDomain, type Confirmations } from './domains/emails/index.js';
 import { createKeysDomain, loadSigningKey, type SigningKey } from './domains/keys/index.js';
 import { createMiscDomain } from './domains/misc/index.js';
@@ -62,6 +63,8 @@ export interface App {
   lifecycle: AccountLifecycle;
   /** The domains' services, for tools and tests that work below HTTP. */
   services: AppServices;
+  /** The password-stretching pool (its `accepted` count shows which paths pay a stretch). */
+  scrypt: ScryptPool;
   /** With NODE_ENV=test: errors routes answered without declaring them (the test harness fails on any). */
   undeclaredErrors: UndeclaredError[];
   /** Stops the server and releases workers and connections it opened (not the storage). */
@@ -125,6 +128,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   const records = createAccountRecords({
     db, lifecycle, codeBudget: { maxFailures: config.accounts.codeFailuresMax, windowMs: config.accounts.codeFailureWindowSeconds * 1000 },
   });
+  const customs = createCustomsDomain({
+    enabled: config.rateLimit.enabled, rules: rulesInForce(config.rateLimit), redis, redisPrefix: config.rateLimit.redisPrefix,
+    failClosed: config.rateLimit.storeFailure === 'closed',
+    ignore: { ips: config.rateLimit.ignoreIps, emails: config.rateLimit.ignoreEmails, uids: config.rateLimit.ignoreUids },
+    log: server.log, now: () => clock.now(),
+  });
   // Built before every domain that records security events (sessions, emails, accounts, passwords).
   const securityEvents = createSecurityEventsDomain({
     db, clock, retentionMs: config.securityEvents.retentionDays * 86_400_000, maxPerName: config.securityEvents.maxPerName,
@@ -147,6 +156,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const accounts = createAccountsDomain({
     db, clock, scrypt, records, sessions: sessions.service, tokens: tokens.service, oauth: oauth.service,
     confirmations: emails.service, secret: authSecret, issuer: config.server.publicUrl, mailer,
+    blocks: customs.service, unblockCodeLifetimeMs: config.accounts.unblockCodeLifetimeSeconds * 1000,
     stubClientIds: config.accounts.stubClientIds.split(',').map((c) => c.trim().toLowerCase()).filter(Boolean),
     setupLink: link('/finish_setup'), securityEvents: securityEvents.service,
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
@@ -164,7 +174,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);
   const pages = createPagesDomain({ confirmations: emails.service, allowedOrigins });
   const misc = createMiscDomain();
-  const domains: Domain[] = [securityEvents, keys, oauth, sessions, tokens, emails, accounts, passwords, pages, misc];
+  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, accounts, passwords, pages, misc];
   const { strategies } = composeDomains(domains, lifecycle);
 
   installJsonParser(server);
@@ -173,9 +183,15 @@ export async function createApp(options: AppOptions): Promise<App> {
   installAuth(server, {
     strategies,
     hawk: { host: publicUrl.hostname, port: Number(publicUrl.port || (publicUrl.protocol === 'https:' ? 443 : 80)), skewSeconds: config.server.hawkSkewSeconds },
-    nonces: redis ? new RedisNonceStore(redis) : new NonceCache(config.server.hawkNonceCacheSize),
+    nonces: redis
+      ? new RedisNonceStore(redis, {
+        perToken: config.server.hawkNoncesPerToken, skewSeconds: config.server.hawkSkewSeconds,
+        onError: (err) => server.log.warn({ reason: (err as Error).message }, 'Redis failed a Hawk nonce check: answered 503'),
+      })
+      : new NonceCache({ size: config.server.hawkNonceCacheSize, perToken: config.server.hawkNoncesPerToken, skewSeconds: config.server.hawkSkewSeconds }),
     clock,
   });
+  installRateLimits(server, customs.service);
   await installOpenApi(server);
   const undeclaredErrors: UndeclaredError[] = [];
   if (config.server.nodeEnv === 'test') installDeclaredErrorCheck(server, undeclaredErrors);
@@ -223,6 +239,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   return {
     server,
     lifecycle,
+    scrypt,
     undeclaredErrors,
     services: {
       records, oauth: oauth.service, sessions: sessions.service, tokens: tokens.service, emails: emails.service,
@@ -232,6 +249,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await server.close();
       await scrypt.close();
       await securityEvents.close();
+      customs.close();
       await sender.close();
       if (redis) await redis.quit();
     },

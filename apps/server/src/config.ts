@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { bool, ConfigError, defineConfig, int, oneOf, readConfig, str, url, type ConfigSlice, type ConfigValues, type Env } from './config-schema.js';
 import { accountsConfig } from './domains/accounts/index.js';
+import { rateLimitConfig, rulesInForce } from './domains/customs/index.js';
 import { tokenConfig } from './domains/tokens/index.js';
 import { mailConfig } from './senders/mail/config.js';
 import { signinConfig } from './domains/sessions/index.js';
@@ -26,7 +27,7 @@ export const serverConfig = defineConfig({
   databasePoolSize: { env: 'DATABASE_POOL_SIZE', default: 10, parse: int(1, 1000), description: 'Connections per instance for PostgreSQL and MySQL.' },
   redisUrl: {
     env: 'REDIS_URL', default: '', parse: str,
-    description: 'Redis for state that instances must share: today the Hawk nonce cache (a replay to another instance is refused too). Empty: kept in process.',
+    description: 'Redis for state that instances must share: the Hawk nonce cache (a replay to another instance is refused too) and rate-limit counters, blocks and bans. Empty: kept in process.',
   },
   logLevel: {
     env: 'LOG_LEVEL', default: 'info', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
@@ -64,8 +65,12 @@ export const serverConfig = defineConfig({
     description: 'How far a Hawk `ts` may be from the server clock; outside it the answer is 401/111 with serverTime.',
   },
   hawkNonceCacheSize: {
-    env: 'HAWK_NONCE_CACHE_SIZE', default: 100_000, parse: int(100, 10_000_000),
-    description: 'Most Hawk nonces remembered at once (each for the skew window) to refuse replays with 401/115.',
+    env: 'HAWK_NONCE_CACHE_SIZE', default: 2_000_000, parse: int(1000, 100_000_000),
+    description: 'Entries of the in-process Hawk nonce cache (without REDIS_URL): one per nonce plus one per token and slice, each kept until its request\'s `ts` leaves the skew window, so that a replay gets 401/115; 18–36 bytes each while in use. The cache never forgets a live nonce: when it is full, Hawk requests get 503/201 with retryAfter (fail closed). That caps Hawk throughput at about this / (HAWK_TIMESTAMP_SKEW_SECONDS + 1 + a slice) requests per second, 2,000,000 / 70 s ≈ 28,000/s with the defaults. Bearer requests are not affected.',
+  },
+  hawkNoncesPerToken: {
+    env: 'HAWK_NONCES_PER_TOKEN', default: 200, parse: int(1, 100_000_000),
+    description: 'Hawk nonces one token may use per slice of request timestamps (the window of 2 × skew + 1 s cut in 15: 9 s by default), in process and in Redis alike; beyond it the token\'s Hawk requests get 429/114 with retryAfter. One token then holds at most 16 times this in the nonce cache, so a token holder cannot fill it alone. Nonces longer than 64 characters get 401/115.',
   },
   scryptWorkers: {
     env: 'SCRYPT_WORKERS', parse: int(1, 64), default: () => availableParallelism(), defaultText: 'number of CPUs',
@@ -77,7 +82,7 @@ export const serverConfig = defineConfig({
   },
 });
 
-export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, securityEvents: securityEventsConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
+export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
 
 export type Config = {
   [K in keyof typeof CONFIG_SLICES]: ConfigValues<(typeof CONFIG_SLICES)[K]>;
@@ -92,9 +97,15 @@ export function loadConfig(env: Env = process.env): Config {
     tokens: readConfig(tokenConfig, env),
     signin: readConfig(signinConfig, env),
     accounts: readConfig(accountsConfig, env),
+    rateLimit: readConfig(rateLimitConfig, env),
     securityEvents: readConfig(securityEventsConfig, env),
     mail: readConfig(mailConfig, env),
   };
+  try {
+    rulesInForce(config.rateLimit);
+  } catch (err) {
+    throw new ConfigError(`RATE_LIMIT_RULES_FILE: ${(err as Error).message}`);
+  }
   const production = config.server.nodeEnv === 'production';
   if (config.server.authSecret && config.server.authSecret.length < 32) {
     throw new ConfigError('AUTH_SECRET must be at least 32 characters (use e.g. `openssl rand -hex 32`)');

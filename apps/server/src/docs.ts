@@ -7,3 +7,4 @@ export { SUPPORTED_LOCALES, renderParts, translator } from './senders/mail/rende
 export { MIGRATIONS } from './storage/migrations/index.js';
 export { openStorage, migrateToLatest } from './storage/db.js';
 export { SECURITY_EVENTS } from './domains/security-events/index.js';
+export { DEFAULT_RULES, formatDuration, parseRules } from './domains/customs/index.js';

@@ -117,7 +117,18 @@ async function main(): Promise<number> {
     }
     case 'signin': {
       const email = needEmail();
-      const signed = await accounts.signIn(email, await password(), { keys: true, verificationMethod: 'email-otp' });
+      const secret = await password();
+      let signed: SignedIn;
+      try {
+        signed = await accounts.signIn(email, secret, { keys: true, verificationMethod: 'email-otp' });
+      } catch (err) {
+        // Rate limiting paused sign-ins for this account here: an emailed unblock code lifts it.
+        if (!isTesseraError(err, 'REQUEST_BLOCKED')) throw err;
+        await accounts.sendUnblockCode(email);
+        process.stdout.write(`Sign-in blocked after too many attempts; an unblock code was emailed to ${email}.\n`);
+        const unblockCode = await ask('Unblock code from the email: ');
+        signed = await accounts.signIn(email, secret, { keys: true, verificationMethod: 'email-otp', unblockCode });
+      }
       process.stdout.write(`Signed in: uid ${signed.uid}.\n`);
       if (!signed.verified) {
         process.stdout.write(`This sign-in needs confirmation (${signed.verificationReason ?? 'login'}); a code was emailed.\n`);

@@ -74,15 +74,16 @@ export class TesseraAccounts {
 
   /**
    * Signs in: asks which stretch the account uses, stretches, logs in; retries once with the
-   * stored spelling of the address when the server answers 120.
+   * stored spelling of the address when the server answers 120. After a 400/125 (rate limiting
+   * blocked the sign-in), `sendUnblockCode` mails a code; pass it here as `unblockCode`.
    */
-  async signIn(email: string, password: string, options: { keys?: boolean; verificationMethod?: Body<'/v1/account/login'>['verificationMethod']; service?: string } = {}): Promise<SignedIn> {
+  async signIn(email: string, password: string, options: { keys?: boolean; verificationMethod?: Body<'/v1/account/login'>['verificationMethod']; service?: string; unblockCode?: string } = {}): Promise<SignedIn> {
     let address = email;
     for (let attempt = 0; ; attempt++) {
       const creds = await this.credentialsFor(address, password);
       try {
         const reply = await this.client.accountLogin(
-          { email: address, authPW: creds.authPW, ...(options.verificationMethod ? { verificationMethod: options.verificationMethod } : {}), ...(options.service ? { service: options.service } : {}) },
+          { email: address, authPW: creds.authPW, ...(options.verificationMethod ? { verificationMethod: options.verificationMethod } : {}), ...(options.service ? { service: options.service } : {}), ...(options.unblockCode ? { unblockCode: options.unblockCode } : {}) },
           { keys: options.keys ?? false },
         );
         const keyFetchToken = reply.keyFetchTokenVersion2 ?? reply.keyFetchToken;
@@ -100,6 +101,11 @@ export class TesseraAccounts {
         throw err;
       }
     }
+  }
+
+  /** Mails the account an unblock code, for a sign-in that rate limiting blocked (400/125). */
+  async sendUnblockCode(email: string): Promise<void> {
+    await this.client.accountLoginSendUnblockCode({ email });
   }
 
   /** Spends the keyFetchToken and unwraps kA and kB (the bundle's MAC is checked first). */

@@ -54,6 +54,9 @@ export class ScryptPool {
   private closed = false;
   private stretchSeconds = INITIAL_STRETCH_SECONDS;
 
+  /** Stretches accepted so far (tests check that a path pays the password's cost). */
+  accepted = 0;
+
   constructor(private readonly options: ScryptPoolOptions) {}
 
   /** Work waiting for a worker plus work running now. */
@@ -80,6 +83,7 @@ export class ScryptPool {
     } catch (err) {
       return Promise.reject(err);
     }
+    this.accepted++;
     return new Promise((resolve, reject) => {
       this.queue.push({ id: this.nextId++, input, salt, resolve, reject, started: 0 });
       this.dispatch();

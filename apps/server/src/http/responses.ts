@@ -17,11 +17,30 @@ export const ErrorBody = Type.Object(
 
 /** Errors every route with a body or query can send. */
 const INPUT_ERRORS: AuthErrorName[] = ['INVALID_PARAMETER', 'MISSING_PARAMETER', 'INVALID_JSON', 'REQUEST_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'MALFORMED_REQUEST'];
-/** Errors every authenticated route can send. */
-const AUTH_FAILURES: AuthErrorName[] = ['INVALID_TOKEN', 'INVALID_REQUEST_SIGNATURE', 'INVALID_TIMESTAMP', 'INVALID_NONCE'];
+/**
+ * Errors every authenticated route can send. With Hawk also 503/201 and 429/114: a nonce the
+ * server cannot remember for its whole window, a token over its nonce quota (http/hawk.ts).
+ */
+const AUTH_FAILURES: AuthErrorName[] = ['INVALID_TOKEN', 'INVALID_REQUEST_SIGNATURE', 'INVALID_TIMESTAMP', 'INVALID_NONCE', 'SERVER_BUSY', 'THROTTLED'];
 
 export function responses(ok: TSchema, errors: AuthErrorName[], options: { input?: boolean; auth?: boolean } = {}) {
   const all = [...(options.input === false ? [] : INPUT_ERRORS), ...(options.auth ? AUTH_FAILURES : []), ...errors, 'UNEXPECTED_ERROR' as const];
+  return errorResponses({ 200: ok }, all);
+}
+
+/**
+ * A route's response map with more catalogue errors declared: for what the platform adds to
+ * routes (rate limiting declares 429/114 on every API route it checks).
+ */
+export function withDeclaredErrors(response: Record<number, TSchema>, errors: AuthErrorName[]): Record<number, TSchema> {
+  const declared = Object.entries(response)
+    .filter(([status]) => Number(status) >= 400)
+    .flatMap(([, schema]) => ((schema as { 'x-errors'?: { name: AuthErrorName }[] })['x-errors'] ?? []).map((e) => e.name));
+  const ok = Object.fromEntries(Object.entries(response).filter(([status]) => Number(status) < 400));
+  return errorResponses(ok, [...declared, ...errors]);
+}
+
+function errorResponses(ok: Record<number, TSchema>, all: AuthErrorName[]): Record<number, TSchema> {
   const byStatus = new Map<number, AuthErrorName[]>();
   for (const name of new Set(all)) {
     const def = AUTH_ERRORS[name];
@@ -29,7 +48,7 @@ export function responses(ok: TSchema, errors: AuthErrorName[], options: { input
       byStatus.set(status, [...(byStatus.get(status) ?? []), name]);
     }
   }
-  const out: Record<number, TSchema> = { 200: ok };
+  const out: Record<number, TSchema> = { ...ok };
   for (const [status, names] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[status] = Type.Unsafe({
       $ref: 'ErrorBody#',

@@ -194,6 +194,13 @@ export interface EmailBouncesTable {
 }
 
 /** Wrong codes of any kind per account, in a window (issue 9, hole 3). */
+/** One live unblock code per account (protocol.md §4.4), as an HMAC. */
+export interface UnblockCodesTable {
+  uid: string;
+  code_hash: string;
+  created_at: number;
+}
+
 export interface AccountCodeFailuresTable {
   uid: string;
   failures: number;
@@ -229,5 +236,6 @@ export interface Database {
   password_forgot_otps: PasswordForgotOtpsTable;
   email_bounces: EmailBouncesTable;
   account_code_failures: AccountCodeFailuresTable;
+  unblock_codes: UnblockCodesTable;
   security_events: SecurityEventsTable;
 }

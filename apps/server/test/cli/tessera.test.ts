@@ -48,6 +48,19 @@ describe('the tessera CLI', () => {
     expect((await run(['status'], env)).code).toBe(2);
   });
 
+  it('asks for an emailed unblock code when rate limiting blocks the sign-in', async () => {
+    const email = newEmail('blocked');
+    await run(['signup', email], env, async () => (await t.mail.waitFor(email, 'verifyShortCode')).code!);
+    // Five wrong passwords from this address: the sixth sign-in is blocked.
+    for (let i = 0; i < 5; i++) expect((await run(['signin', email], { ...env, TESSERA_PASSWORD: `wrong ${i}` })).err).toContain('error 103');
+    const since = t.mail.messages.length;
+    const r = await run(['signin', email], env, async () => (await t.mail.waitFor(email, 'unblockCode', since)).code!);
+    expect(r.err).not.toMatch(/error/);
+    expect(r.out).toContain('an unblock code was emailed');
+    expect(r.out).toMatch(/Signed in: uid [0-9a-f]{32}\./);
+    expect(r.code).toBe(0);
+  });
+
   it('exits non-zero with the catalogue error for an unknown account', async () => {
     const r = await run(['signin', newEmail('nobody')], env);
     expect(r.code).toBe(2);

@@ -9,8 +9,10 @@ export interface OperationErrors {
     | 'INVALID_REQUEST_SIGNATURE'
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   accountCreate:
     | 'ACCOUNT_EXISTS'
@@ -18,6 +20,7 @@ export interface OperationErrors {
     | 'INVALID_PARAMETER'
     | 'MISSING_PARAMETER'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'BOUNCE_COMPLAINT'
     | 'BOUNCE_HARD'
     | 'BOUNCE_SOFT'
@@ -36,7 +39,10 @@ export interface OperationErrors {
     | 'INVALID_PARAMETER'
     | 'MISSING_PARAMETER'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INCORRECT_EMAIL_CASE'
+    | 'REQUEST_BLOCKED'
+    | 'INVALID_UNBLOCK_CODE'
     | 'BOUNCE_COMPLAINT'
     | 'BOUNCE_HARD'
     | 'BOUNCE_SOFT'
@@ -49,12 +55,41 @@ export interface OperationErrors {
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
+  accountLoginSendUnblockCode:
+    | 'ACCOUNT_UNKNOWN'
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'BOUNCE_COMPLAINT'
+    | 'BOUNCE_HARD'
+    | 'BOUNCE_SOFT'
+    | 'LOGIN_WITH_SECONDARY_EMAIL'
+    | 'LOGIN_WITH_INVALID_EMAIL'
+    | 'FAILED_TO_SEND_EMAIL'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountLoginRejectUnblockCode:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
   accountKeys:
     | 'ACCOUNT_UNVERIFIED'
     | 'INVALID_REQUEST_SIGNATURE'
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   accountStatus:
     | 'INVALID_JSON'
@@ -64,7 +99,9 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -73,6 +110,8 @@ export interface OperationErrors {
     | 'INVALID_PARAMETER'
     | 'MISSING_PARAMETER'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -82,8 +121,10 @@ export interface OperationErrors {
     | 'INVALID_PARAMETER'
     | 'MISSING_PARAMETER'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'LOGIN_WITH_SECONDARY_EMAIL'
     | 'LOGIN_WITH_INVALID_EMAIL'
+    | 'SERVER_BUSY'
     | 'UNABLE_TO_LOGIN_NO_PASSWORD_SET'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
@@ -98,6 +139,7 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'INCORRECT_EMAIL_CASE'
     | 'SESSION_UNVERIFIED'
@@ -110,13 +152,17 @@ export interface OperationErrors {
     | 'INVALID_REQUEST_SIGNATURE'
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   accountProfile:
     | 'INVALID_REQUEST_SIGNATURE'
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   accountStub:
     | 'ACCOUNT_EXISTS'
@@ -124,12 +170,14 @@ export interface OperationErrors {
     | 'INVALID_PARAMETER'
     | 'MISSING_PARAMETER'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'BOUNCE_COMPLAINT'
     | 'BOUNCE_HARD'
     | 'BOUNCE_SOFT'
     | 'FAILED_TO_SEND_EMAIL'
     | 'UNKNOWN_CLIENT_ID'
     | 'INCORRECT_CLIENT_SECRET'
+    | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -141,6 +189,7 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'BOUNCE_COMPLAINT'
     | 'BOUNCE_HARD'
@@ -157,6 +206,7 @@ export interface OperationErrors {
     | 'MISSING_PARAMETER'
     | 'INVALID_TOKEN'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
@@ -165,7 +215,9 @@ export interface OperationErrors {
     | 'INVALID_REQUEST_SIGNATURE'
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   sessionDestroy:
     | 'INVALID_JSON'
@@ -175,7 +227,9 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -187,7 +241,9 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -203,6 +259,7 @@ export interface OperationErrors {
     | 'INVALID_NONCE'
     | 'EXPIRED_TOKEN_VERIFICATION_CODE'
     | 'INVALID_EXPIRED_OTP_CODE'
+    | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -214,11 +271,13 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'BOUNCE_COMPLAINT'
     | 'BOUNCE_HARD'
     | 'BOUNCE_SOFT'
     | 'FAILED_TO_SEND_EMAIL'
+    | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -232,6 +291,7 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'INCORRECT_EMAIL_CASE'
     | 'BOUNCE_COMPLAINT'
@@ -249,7 +309,9 @@ export interface OperationErrors {
     | 'INVALID_REQUEST_SIGNATURE'
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   recoveryEmailVerifyCode:
     | 'ACCOUNT_UNKNOWN'
@@ -258,6 +320,8 @@ export interface OperationErrors {
     | 'INVALID_PARAMETER'
     | 'MISSING_PARAMETER'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -269,12 +333,14 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'BOUNCE_COMPLAINT'
     | 'BOUNCE_HARD'
     | 'BOUNCE_SOFT'
     | 'RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL'
     | 'FAILED_TO_SEND_EMAIL'
+    | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -288,6 +354,7 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'INCORRECT_EMAIL_CASE'
     | 'SESSION_UNVERIFIED'
@@ -303,6 +370,7 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
@@ -314,11 +382,13 @@ export interface OperationErrors {
     | 'INVALID_PARAMETER'
     | 'MISSING_PARAMETER'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'BOUNCE_COMPLAINT'
     | 'BOUNCE_HARD'
     | 'BOUNCE_SOFT'
     | 'RESET_PASSWORD_WITH_SECONDARY_EMAIL'
     | 'FAILED_TO_SEND_EMAIL'
+    | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -330,11 +400,13 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'BOUNCE_COMPLAINT'
     | 'BOUNCE_HARD'
     | 'BOUNCE_SOFT'
     | 'FAILED_TO_SEND_EMAIL'
+    | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -342,7 +414,9 @@ export interface OperationErrors {
     | 'INVALID_REQUEST_SIGNATURE'
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   passwordForgotVerifyCode:
     | 'INVALID_VERIFICATION_CODE'
@@ -355,6 +429,7 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -364,11 +439,13 @@ export interface OperationErrors {
     | 'INVALID_PARAMETER'
     | 'MISSING_PARAMETER'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'BOUNCE_COMPLAINT'
     | 'BOUNCE_HARD'
     | 'BOUNCE_SOFT'
     | 'RESET_PASSWORD_WITH_SECONDARY_EMAIL'
     | 'FAILED_TO_SEND_EMAIL'
+    | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -382,6 +459,7 @@ export interface OperationErrors {
     | 'THROTTLED'
     | 'RESET_PASSWORD_WITH_SECONDARY_EMAIL'
     | 'EXPIRED_TOKEN_VERIFICATION_CODE'
+    | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -393,6 +471,7 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'RECOVERY_KEY_NOT_FOUND'
     | 'SERVER_BUSY'
@@ -407,6 +486,7 @@ export interface OperationErrors {
     | 'INVALID_TOKEN'
     | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
@@ -419,6 +499,7 @@ export interface OperationErrors {
   browserid:
     | 'UNEXPECTED_ERROR';
   getRandomBytes:
+    | 'THROTTLED'
     | 'UNEXPECTED_ERROR';
 }
 
@@ -466,7 +547,8 @@ export class TesseraClient {
    * `GET /v1/securityEvents`. Authenticates with a sessionToken.
    *
    * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
-   * INVALID_TIMESTAMP (111), INVALID_NONCE (115), SESSION_UNVERIFIED (138), UNEXPECTED_ERROR (999)
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.securityEvents(sessionToken);
    */
@@ -488,10 +570,11 @@ export class TesseraClient {
    * `POST /v1/account/create`. No authentication.
    *
    * @throws {TesseraApiError} ACCOUNT_EXISTS (101), INVALID_JSON (106), INVALID_PARAMETER (107),
-   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
-   * BOUNCE_SOFT (135), EMAIL_EXISTS (136), VERIFIED_SECONDARY_EMAIL_EXISTS (144),
-   * FAILED_TO_SEND_EMAIL (151), TOTP_REQUIRED (160), SERVER_BUSY (201), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), THROTTLED (114), BOUNCE_COMPLAINT (133),
+   * BOUNCE_HARD (134), BOUNCE_SOFT (135), EMAIL_EXISTS (136),
+   * VERIFIED_SECONDARY_EMAIL_EXISTS (144), FAILED_TO_SEND_EMAIL (151), TOTP_REQUIRED (160),
+   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountCreate({ email, authPW });
    */
@@ -507,16 +590,20 @@ export class TesseraClient {
    *
    * Checks authPW and creates a session. The session starts unconfirmed unless the sign-in needs no
    * confirmation; the confirmation email goes out as a link or, with `verificationMethod` email-otp
-   * / email-2fa, as a 6-digit code. A v2 authPW returns `keyFetchTokenVersion2`.
+   * / email-2fa, as a 6-digit code. A v2 authPW returns `keyFetchTokenVersion2`. When rate limiting
+   * blocks the sign-in it answers 400/125 with `verificationMethod: email-captcha`: send an unblock
+   * code and retry with `unblockCode` (a sign-in with a valid code needs no further confirmation; a
+   * wrong or expired one gets 400/127).
    *
    * `POST /v1/account/login`. No authentication.
    *
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INCORRECT_PASSWORD (103), INVALID_JSON (106),
-   * INVALID_PARAMETER (107), MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113),
-   * INCORRECT_EMAIL_CASE (120), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134), BOUNCE_SOFT (135),
-   * LOGIN_WITH_SECONDARY_EMAIL (142), LOGIN_WITH_INVALID_EMAIL (149), FAILED_TO_SEND_EMAIL (151),
-   * TOTP_REQUIRED (160), SERVER_BUSY (201), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INVALID_PARAMETER (107), MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * INCORRECT_EMAIL_CASE (120), REQUEST_BLOCKED (125), INVALID_UNBLOCK_CODE (127),
+   * BOUNCE_COMPLAINT (133), BOUNCE_HARD (134), BOUNCE_SOFT (135), LOGIN_WITH_SECONDARY_EMAIL (142),
+   * LOGIN_WITH_INVALID_EMAIL (149), FAILED_TO_SEND_EMAIL (151), TOTP_REQUIRED (160),
+   * SERVER_BUSY (201), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountLogin({ email, authPW });
    */
@@ -525,6 +612,53 @@ export class TesseraClient {
     query?: Query<'/v1/account/login', 'post'>,
   ): Promise<Reply<'/v1/account/login', 'post'>> {
     return this.transport.request({ method: 'POST', path: '/account/login', body, query });
+  }
+
+  /**
+   * Email an unblock code.
+   *
+   * After a sign-in got 400/125 with `verificationMethod: email-captcha`: mails the account's
+   * primary address an 8-character code, valid for `UNBLOCK_CODE_LIFETIME_SECONDS` (an hour). A new
+   * code replaces the previous one.
+   *
+   * `POST /v1/account/login/send_unblock_code`. No authentication.
+   *
+   * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INVALID_JSON (106), INVALID_PARAMETER (107),
+   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), THROTTLED (114), BOUNCE_COMPLAINT (133),
+   * BOUNCE_HARD (134), BOUNCE_SOFT (135), LOGIN_WITH_SECONDARY_EMAIL (142),
+   * LOGIN_WITH_INVALID_EMAIL (149), FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountLoginSendUnblockCode({ email });
+   */
+  accountLoginSendUnblockCode(
+    body: Body<'/v1/account/login/send_unblock_code', 'post'>,
+  ): Promise<Reply<'/v1/account/login/send_unblock_code', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/login/send_unblock_code', body,
+    });
+  }
+
+  /**
+   * Refuse an unblock code ("this was not me").
+   *
+   * The account's owner got a code they did not ask for: the code stops working. The answer is `{}`
+   * whether or not the code was the account's.
+   *
+   * `POST /v1/account/login/reject_unblock_code`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountLoginRejectUnblockCode({ uid, unblockCode });
+   */
+  accountLoginRejectUnblockCode(
+    body: Body<'/v1/account/login/reject_unblock_code', 'post'>,
+  ): Promise<Reply<'/v1/account/login/reject_unblock_code', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/login/reject_unblock_code', body,
+    });
   }
 
   /**
@@ -537,7 +671,8 @@ export class TesseraClient {
    * `GET /v1/account/keys`. Authenticates with a keyFetchToken.
    *
    * @throws {TesseraApiError} ACCOUNT_UNVERIFIED (104), INVALID_REQUEST_SIGNATURE (109),
-   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), INVALID_NONCE (115), UNEXPECTED_ERROR (999)
+   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115),
+   * SERVER_BUSY (201), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.accountKeys(keyFetchToken);
    */
@@ -560,8 +695,8 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountStatus({ sessionToken });
    */
@@ -584,8 +719,8 @@ export class TesseraClient {
    * `POST /v1/account/status`. No authentication.
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * REQUEST_TOO_LARGE (113), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountStatusByEmail({ email });
    */
@@ -604,9 +739,10 @@ export class TesseraClient {
    * `POST /v1/account/credentials/status`. No authentication.
    *
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INVALID_JSON (106), INVALID_PARAMETER (107),
-   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), LOGIN_WITH_SECONDARY_EMAIL (142),
-   * LOGIN_WITH_INVALID_EMAIL (149), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * LOGIN_WITH_SECONDARY_EMAIL (142), LOGIN_WITH_INVALID_EMAIL (149), SERVER_BUSY (201),
+   * UNABLE_TO_LOGIN_NO_PASSWORD_SET (210), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountCredentialsStatus({ email });
    */
@@ -626,8 +762,8 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INCORRECT_PASSWORD (103), INVALID_JSON (106),
    * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
-   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), INVALID_NONCE (115),
-   * INCORRECT_EMAIL_CASE (120), SESSION_UNVERIFIED (138), SERVER_BUSY (201),
+   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * INVALID_NONCE (115), INCORRECT_EMAIL_CASE (120), SESSION_UNVERIFIED (138), SERVER_BUSY (201),
    * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountDestroy(sessionToken, { email, authPW });
@@ -648,7 +784,8 @@ export class TesseraClient {
    * `GET /v1/account`. Authenticates with a sessionToken.
    *
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INVALID_REQUEST_SIGNATURE (109),
-   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), INVALID_NONCE (115), UNEXPECTED_ERROR (999)
+   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115),
+   * SERVER_BUSY (201), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.account(sessionToken);
    */
@@ -669,7 +806,8 @@ export class TesseraClient {
    * `GET /v1/account/profile`. Authenticates with a sessionToken or an OAuth access token.
    *
    * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
-   * INVALID_TIMESTAMP (111), INVALID_NONCE (115), UNEXPECTED_ERROR (999)
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.accountProfile({ sessionToken });
    */
@@ -695,10 +833,10 @@ export class TesseraClient {
    * `POST /v1/account/stub`. No authentication.
    *
    * @throws {TesseraApiError} ACCOUNT_EXISTS (101), INVALID_JSON (106), INVALID_PARAMETER (107),
-   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
-   * BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), UNKNOWN_CLIENT_ID (162),
-   * INCORRECT_CLIENT_SECRET (171), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), THROTTLED (114), BOUNCE_COMPLAINT (133),
+   * BOUNCE_HARD (134), BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), UNKNOWN_CLIENT_ID (162),
+   * INCORRECT_CLIENT_SECRET (171), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountStub({ email, clientId, clientSecret });
    */
@@ -717,9 +855,10 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
-   * BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201), CANNOT_CREATE_PASSWORD (206),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), BOUNCE_COMPLAINT (133),
+   * BOUNCE_HARD (134), BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201),
+   * CANNOT_CREATE_PASSWORD (206), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountSetPassword(accessToken, { authPW });
    */
@@ -743,8 +882,8 @@ export class TesseraClient {
    * `POST /v1/account/finish_setup`. No authentication.
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * INVALID_TOKEN (110), REQUEST_TOO_LARGE (113), SERVER_BUSY (201), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INVALID_TOKEN (110), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountFinishSetup({ token, authPW });
    */
@@ -760,7 +899,8 @@ export class TesseraClient {
    * `GET /v1/session/status`. Authenticates with a sessionToken.
    *
    * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
-   * INVALID_TIMESTAMP (111), INVALID_NONCE (115), UNEXPECTED_ERROR (999)
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.sessionStatus(sessionToken);
    */
@@ -781,8 +921,8 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionDestroy(sessionToken);
    */
@@ -806,8 +946,8 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionDuplicate(sessionToken);
    */
@@ -835,8 +975,8 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115),
-   * EXPIRED_TOKEN_VERIFICATION_CODE (153), INVALID_EXPIRED_OTP_CODE (183), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * EXPIRED_TOKEN_VERIFICATION_CODE (153), INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionVerifyCode(sessionToken, { code });
    */
@@ -860,9 +1000,9 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
-   * BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), BOUNCE_COMPLAINT (133),
+   * BOUNCE_HARD (134), BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionResendCode(sessionToken);
    */
@@ -885,11 +1025,11 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INCORRECT_PASSWORD (103), INVALID_JSON (106),
    * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
-   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), INVALID_NONCE (115),
-   * INCORRECT_EMAIL_CASE (120), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134), BOUNCE_SOFT (135),
-   * LOGIN_WITH_SECONDARY_EMAIL (142), LOGIN_WITH_INVALID_EMAIL (149), FAILED_TO_SEND_EMAIL (151),
-   * SERVER_BUSY (201), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * INVALID_NONCE (115), INCORRECT_EMAIL_CASE (120), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
+   * BOUNCE_SOFT (135), LOGIN_WITH_SECONDARY_EMAIL (142), LOGIN_WITH_INVALID_EMAIL (149),
+   * FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionReauth(sessionToken, { email, authPW });
    */
@@ -910,7 +1050,8 @@ export class TesseraClient {
    * `GET /v1/recovery_email/status`. Authenticates with a sessionToken.
    *
    * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
-   * INVALID_TIMESTAMP (111), INVALID_NONCE (115), UNEXPECTED_ERROR (999)
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.recoveryEmailStatus(sessionToken);
    */
@@ -932,7 +1073,8 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INVALID_VERIFICATION_CODE (105),
    * INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * THROTTLED (114), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryEmailVerifyCode({ uid, code });
    */
@@ -952,9 +1094,10 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
-   * BOUNCE_SOFT (135), RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL (150), FAILED_TO_SEND_EMAIL (151),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), BOUNCE_COMPLAINT (133),
+   * BOUNCE_HARD (134), BOUNCE_SOFT (135), RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL (150),
+   * FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryEmailResendCode(sessionToken);
    */
@@ -979,8 +1122,8 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INCORRECT_PASSWORD (103), INVALID_JSON (106),
    * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
-   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), INVALID_NONCE (115),
-   * INCORRECT_EMAIL_CASE (120), SESSION_UNVERIFIED (138), SERVER_BUSY (201),
+   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * INVALID_NONCE (115), INCORRECT_EMAIL_CASE (120), SESSION_UNVERIFIED (138), SERVER_BUSY (201),
    * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordChangeStart(sessionToken, { email, oldAuthPW });
@@ -1007,8 +1150,8 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), SERVER_BUSY (201), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordChangeFinish(passwordChangeToken, { authPW, wrapKb });
    */
@@ -1033,9 +1176,10 @@ export class TesseraClient {
    * `POST /v1/password/forgot/send_code`. No authentication.
    *
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INVALID_JSON (106), INVALID_PARAMETER (107),
-   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
-   * BOUNCE_SOFT (135), RESET_PASSWORD_WITH_SECONDARY_EMAIL (145), FAILED_TO_SEND_EMAIL (151),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), THROTTLED (114), BOUNCE_COMPLAINT (133),
+   * BOUNCE_HARD (134), BOUNCE_SOFT (135), RESET_PASSWORD_WITH_SECONDARY_EMAIL (145),
+   * FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordForgotSendCode({ email });
    */
@@ -1058,9 +1202,9 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
-   * BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), BOUNCE_COMPLAINT (133),
+   * BOUNCE_HARD (134), BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordForgotResendCode(passwordForgotToken, { email });
    */
@@ -1081,7 +1225,8 @@ export class TesseraClient {
    * `GET /v1/password/forgot/status`. Authenticates with a passwordForgotToken.
    *
    * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
-   * INVALID_TIMESTAMP (111), INVALID_NONCE (115), UNEXPECTED_ERROR (999)
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.passwordForgotStatus(passwordForgotToken);
    */
@@ -1105,7 +1250,7 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_VERIFICATION_CODE (105), INVALID_JSON (106),
    * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
    * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
-   * INVALID_NONCE (115), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * INVALID_NONCE (115), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
    * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordForgotVerifyCode(passwordForgotToken, { code });
@@ -1129,9 +1274,10 @@ export class TesseraClient {
    * `POST /v1/password/forgot/send_otp`. No authentication.
    *
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INVALID_JSON (106), INVALID_PARAMETER (107),
-   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), BOUNCE_COMPLAINT (133), BOUNCE_HARD (134),
-   * BOUNCE_SOFT (135), RESET_PASSWORD_WITH_SECONDARY_EMAIL (145), FAILED_TO_SEND_EMAIL (151),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), THROTTLED (114), BOUNCE_COMPLAINT (133),
+   * BOUNCE_HARD (134), BOUNCE_SOFT (135), RESET_PASSWORD_WITH_SECONDARY_EMAIL (145),
+   * FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordForgotSendOtp({ email });
    */
@@ -1155,8 +1301,8 @@ export class TesseraClient {
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INVALID_VERIFICATION_CODE (105),
    * INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113),
    * THROTTLED (114), RESET_PASSWORD_WITH_SECONDARY_EMAIL (145),
-   * EXPIRED_TOKEN_VERIFICATION_CODE (153), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * EXPIRED_TOKEN_VERIFICATION_CODE (153), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordForgotVerifyOtp({ email, code });
    */
@@ -1178,8 +1324,9 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), RECOVERY_KEY_NOT_FOUND (158), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), RECOVERY_KEY_NOT_FOUND (158),
+   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountReset(accountResetToken, { authPW });
    */
@@ -1204,9 +1351,9 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), INVALID_NONCE (115), SESSION_UNVERIFIED (138), SERVER_BUSY (201),
-   * CANNOT_CREATE_PASSWORD (206), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), CANNOT_CREATE_PASSWORD (206), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordCreate(sessionToken, { authPW });
    */
@@ -1258,7 +1405,7 @@ export class TesseraClient {
    *
    * `POST /v1/get_random_bytes`. No authentication.
    *
-   * @throws {TesseraApiError} UNEXPECTED_ERROR (999)
+   * @throws {TesseraApiError} THROTTLED (114), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.getRandomBytes();
    */

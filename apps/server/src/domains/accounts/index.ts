@@ -7,6 +7,7 @@ import { AccountRecords, type CodeBudget } from './records.js';
 import { accountRoutes } from './routes.js';
 import { AccountsService, type AccountsDeps } from './service.js';
 import { AccountSetupService } from './setup.js';
+import { UnblockCodes, type LoginBlocks } from './unblock.js';
 
 // The accounts domain, the account core: account and address rows (AccountRecords, which other
 // domains read and whose deletion runs every domain's lifecycle hooks), sign-up, sign-in, keys,
@@ -17,13 +18,17 @@ export { AccountRecords } from './records.js';
 export { AccountsService, type SigninConfirmations } from './service.js';
 export { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
 export type { Account, EmailRecord } from './store.js';
+export type { LoginBlocks } from './unblock.js';
 
 /** The account core's records; built before the domains that read accounts (emails, passwords). */
 export function createAccountRecords(deps: { db: Kysely<Database>; lifecycle: AccountLifecycle; codeBudget: CodeBudget }): AccountRecords {
   return new AccountRecords(deps);
 }
 
-export interface AccountsDomainDeps extends AccountsDeps {
+export interface AccountsDomainDeps extends Omit<AccountsDeps, 'unblockCodes'> {
+  /** Lifts rate-limit blocks when a sign-in brings a valid unblock code. */
+  blocks: LoginBlocks;
+  unblockCodeLifetimeMs: number;
   oauth: OAuthService;
   mailer: Mailer;
   /** Clients allowed to create stub accounts (ACCOUNT_STUB_CLIENT_IDS). */
@@ -39,8 +44,9 @@ export interface AccountsDomainDeps extends AccountsDeps {
 const DAY_MS = 86_400_000;
 
 export function createAccountsDomain(deps: AccountsDomainDeps): Domain<AccountsService> {
-  const accounts = new AccountsService(deps);
+  const unblockCodes = new UnblockCodes({ ...deps, lifetimeMs: deps.unblockCodeLifetimeMs });
+  const accounts = new AccountsService({ ...deps, unblockCodes });
   const setup = new AccountSetupService({ ...deps, accessTokenTtlMs: DAY_MS, setupTokenTtlMs: 30 * DAY_MS });
   // No hooks: the account core's own rows go last, in AccountRecords.deleteAccount.
-  return { name: 'accounts', service: accounts, routes: routesOf(accountRoutes, { accounts, setup }) };
+  return { name: 'accounts', service: accounts, routes: routesOf(accountRoutes, { accounts, setup, unblockCodes }) };
 }

@@ -11,6 +11,7 @@ import {
 } from '../../http/schemas.js';
 import type { AccountsService, LoginInput } from './service.js';
 import type { AccountSetupService } from './setup.js';
+import type { UnblockCodes } from './unblock.js';
 
 const TAG = 'Account';
 const hex64 = hex(64);
@@ -61,11 +62,12 @@ const KeyTokens = {
 export interface AccountRoutesDeps {
   accounts: AccountsService;
   setup: AccountSetupService;
+  unblockCodes: UnblockCodes;
 }
 
-export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async (app, { accounts, setup }) => {
+export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async (app, { accounts, setup, unblockCodes }) => {
   app.post('/account/create', {
-    config: { auth: 'none', stretches: true },
+    config: { auth: 'none', stretches: true, rateLimit: { actions: ['accountCreate'] } },
     schema: {
       tags: [TAG], summary: 'Create an account',
       description: 'Creates an account, its first (unconfirmed) session and, with `?keys=true`, key fetch tokens. Sends the confirmation email: a link by default, a 6-digit code with `verificationMethod: email-otp`. The version-2 fields (authPWVersion2, wrapKb, wrapKbVersion2, clientSalt) go together.',
@@ -85,21 +87,50 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   }, async (req) => accounts.create({ ...req.body, service: req.body.service ?? req.query.service, keys: req.query.keys === true }, contextOf(req)));
 
   app.post('/account/login', {
-    config: { auth: 'none', stretches: true },
+    config: {
+      auth: 'none', stretches: true,
+      rateLimit: { actions: ['accountLogin'], failed: { INCORRECT_PASSWORD: 'passwordCheckFailed', INVALID_UNBLOCK_CODE: 'unblockCodeFailed' }, unblockable: true },
+    },
     schema: {
       tags: [TAG], summary: 'Sign in',
-      description: 'Checks authPW and creates a session. The session starts unconfirmed unless the sign-in needs no confirmation; the confirmation email goes out as a link or, with `verificationMethod` email-otp / email-2fa, as a 6-digit code. A v2 authPW returns `keyFetchTokenVersion2`.',
+      description: 'Checks authPW and creates a session. The session starts unconfirmed unless the sign-in needs no confirmation; the confirmation email goes out as a link or, with `verificationMethod` email-otp / email-2fa, as a 6-digit code. A v2 authPW returns `keyFetchTokenVersion2`. When rate limiting blocks the sign-in it answers 400/125 with `verificationMethod: email-captcha`: send an unblock code and retry with `unblockCode` (a sign-in with a valid code needs no further confirmation; a wrong or expired one gets 400/127).',
       querystring: LoginQuery,
       body: LoginBody,
       response: responses(Type.Object({
         uid, sessionToken: hex64, ...KeyTokens, ...SigninState,
         authAt: Type.Integer(), metricsEnabled: Type.Boolean(),
-      }), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'LOGIN_WITH_SECONDARY_EMAIL', 'LOGIN_WITH_INVALID_EMAIL', 'UNABLE_TO_LOGIN_NO_PASSWORD_SET', 'TOTP_REQUIRED', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT', 'SERVER_BUSY']),
+      }), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'LOGIN_WITH_SECONDARY_EMAIL', 'LOGIN_WITH_INVALID_EMAIL', 'UNABLE_TO_LOGIN_NO_PASSWORD_SET', 'TOTP_REQUIRED', 'INVALID_UNBLOCK_CODE', 'REQUEST_BLOCKED', 'THROTTLED', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT', 'SERVER_BUSY']),
     },
-  }, async (req) => accounts.login(loginInput(req.body, req.query), contextOf(req)));
+  }, async (req) => accounts.login({ ...loginInput(req.body, req.query), blocked: req.customsBlock !== null }, contextOf(req)));
+
+  app.post('/account/login/send_unblock_code', {
+    config: { auth: 'none', rateLimit: { actions: ['sendUnblockCode'] } },
+    schema: {
+      tags: [TAG], summary: 'Email an unblock code',
+      description: 'After a sign-in got 400/125 with `verificationMethod: email-captcha`: mails the account\'s primary address an 8-character code, valid for `UNBLOCK_CODE_LIFETIME_SECONDS` (an hour). A new code replaces the previous one.',
+      body: body({ email: email(), metricsContext: Type.Optional(metricsContext) }),
+      response: responses(Type.Object({}), ['ACCOUNT_UNKNOWN', 'LOGIN_WITH_SECONDARY_EMAIL', 'LOGIN_WITH_INVALID_EMAIL', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT']),
+    },
+  }, async (req) => {
+    await unblockCodes.send(req.body.email, contextOf(req));
+    return {};
+  });
+
+  app.post('/account/login/reject_unblock_code', {
+    config: { auth: 'none', rateLimit: { actions: ['rejectUnblockCode'] } },
+    schema: {
+      tags: [TAG], summary: 'Refuse an unblock code ("this was not me")',
+      description: 'The account\'s owner got a code they did not ask for: the code stops working. The answer is `{}` whether or not the code was the account\'s.',
+      body: body({ uid, unblockCode }),
+      response: responses(Type.Object({}), []),
+    },
+  }, async (req) => {
+    await unblockCodes.reject(req.body.uid, req.body.unblockCode);
+    return {};
+  });
 
   app.post('/session/reauth', {
-    config: { auth: 'sessionToken', stretches: true },
+    config: { auth: 'sessionToken', stretches: true, rateLimit: { actions: ['authenticatedAccountLogin'], failed: { INCORRECT_PASSWORD: 'passwordCheckFailed' } } },
     schema: {
       tags: ['Session'], summary: 'Prove the password again on this session',
       description: 'Updates the session\'s authAt; `?keys=true` returns a key fetch token for it.',
@@ -122,7 +153,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   }, async (req) => accounts.keys(credentialsOf(req, 'keyFetchToken')));
 
   app.get('/account/status', {
-    config: { auth: { strategies: ['sessionToken'], optional: true } },
+    config: { auth: { strategies: ['sessionToken'], optional: true }, rateLimit: { actions: ['accountStatusCheck'] } },
     schema: {
       tags: [TAG], summary: 'Does an account exist (by session or uid)',
       // OpenAPI cannot make a parameter required only without credentials: the rule is said here, in
@@ -143,7 +174,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   });
 
   app.post('/account/status', {
-    config: { auth: 'none' },
+    config: { auth: 'none', rateLimit: { actions: ['accountStatusCheck'] } },
     schema: {
       tags: [TAG], summary: 'Does an account exist (by email)', operationId: 'accountStatusByEmail',
       description: 'Whether the address is the primary address of an account. With `thirdPartyAuthStatus: true` it also says whether the account has a password, a linked account or a passkey.',
@@ -161,7 +192,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   }, async (req) => accounts.statusByEmail(req.body.email, req.body.thirdPartyAuthStatus === true));
 
   app.post('/account/credentials/status', {
-    config: { auth: 'none' },
+    config: { auth: 'none', rateLimit: { actions: ['getCredentialsStatus'] } },
     schema: {
       tags: [TAG], summary: 'Which key stretching the account uses',
       description: '`currentVersion` is v2 when the account has a clientSalt (then PBKDF2 650,000 rounds over it); `upgradeNeeded` when it has no v2 verifier yet.',
@@ -173,7 +204,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   }, async (req) => accounts.credentialsStatus(req.body.email));
 
   app.post('/account/destroy', {
-    config: { auth: 'sessionTokenVerified', stretches: true },
+    config: { auth: 'sessionTokenVerified', stretches: true, rateLimit: { actions: ['accountDestroy'], failed: { INCORRECT_PASSWORD: 'accountDestroyFailed' } } },
     schema: {
       tags: [TAG], summary: 'Delete the account',
       description: 'Deletes the account and everything attached to it, after checking the password again. Needs a confirmed session.',
@@ -231,7 +262,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   });
 
   app.post('/account/stub', {
-    config: { auth: 'none' },
+    config: { auth: 'none', rateLimit: { actions: ['accountCreate'] } },
     schema: {
       tags: [TAG], summary: 'Create an account without a password',
       description: 'For relying parties that sign people up by email alone (e.g. a checkout). Only confidential clients named in `ACCOUNT_STUB_CLIENT_IDS`, proving their `clientSecret`. Returns an OAuth access token for the client (scopes profile:write and …/account/subscriptions). With `wantsSetupToken`, the address is mailed a link to a page where the person chooses a password (`/account/finish_setup`); the setup token is never in this reply. An address that any account holds gets 101.',

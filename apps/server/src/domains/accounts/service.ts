@@ -14,6 +14,7 @@ import type { KeyFetchToken, TokensService } from '../tokens/index.js';
 import { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
 import type { AccountRecords } from './records.js';
 import type { Account } from './store.js';
+import type { UnblockCodes } from './unblock.js';
 
 export interface SigninPolicy {
   confirmationEnabled: boolean;
@@ -46,6 +47,7 @@ export interface AccountsDeps {
   securityEvents: SecurityEvents;
   /** Sends the notice of a deleted account. */
   mailer: Mailer;
+  unblockCodes: UnblockCodes;
   signin: SigninPolicy;
   /** Where failures that must not fail the request go (an undeliverable sign-in notice). */
   warn: (message: string, err: unknown) => void;
@@ -62,7 +64,16 @@ export interface LoginInput extends FlowContext {
   authPW: string;
   keys: boolean;
   verificationMethod?: string | undefined;
+  unblockCode?: string | undefined;
+  /** Rate limiting blocks this sign-in (a block, which an unblock code may lift). */
+  blocked?: boolean;
 }
+
+// What an unknown address's sign-in is checked against, so it takes the same scrypt as a wrong
+// password and its answer's timing does not tell the two apart.
+const NO_ACCOUNT = {
+  authSalt: randomHex(32), verifyHash: randomHex(32), verifyHashV2: null, wrapWrapKb: randomHex(32), wrapWrapKbV2: null,
+} as unknown as Account;
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -138,10 +149,16 @@ export class AccountsService {
     await records.deleteAccount(holder.account.uid);
   }
 
-  /** Finds the account an address signs in to; secondary addresses cannot sign in (142). */
-  async accountForSignin(email: string): Promise<Account> {
+  /**
+   * Finds the account an address signs in to; secondary addresses cannot sign in (142). With
+   * `authPW`, an unknown address costs the same password stretch as a wrong password would.
+   */
+  async accountForSignin(email: string, authPW?: string): Promise<Account> {
     const found = await this.deps.records.findByEmail(this.deps.db, email);
-    if (!found) throw appError('ACCOUNT_UNKNOWN', { email });
+    if (!found) {
+      if (authPW !== undefined) await matchPassword(this.deps.scrypt, NO_ACCOUNT, authPW.toLowerCase());
+      throw appError('ACCOUNT_UNKNOWN', { email });
+    }
     if (!found.emailRecord.isPrimary) throw appError('LOGIN_WITH_SECONDARY_EMAIL');
     const account = found.account;
     if (account.disabledAt) throw appError('LOGIN_WITH_INVALID_EMAIL');
@@ -175,12 +192,20 @@ export class AccountsService {
   /** POST /account/login. */
   async login(input: LoginInput, ctx: RequestContext) {
     const { db, clock, sessions, tokens, confirmations } = this.deps;
-    const account = await this.accountForSignin(input.email);
+    // A blocked sign-in without an unblock code learns nothing, not even whether the account exists.
+    if (input.blocked && !input.unblockCode) {
+      throw appError('REQUEST_BLOCKED', { verificationMethod: 'email-captcha', verificationReason: 'login' },
+        'Sign-in blocked after too many attempts: send an unblock code (POST /account/login/send_unblock_code) and sign in with it');
+    }
+    const account = await this.accountForSignin(input.email, input.authPW);
     if (input.verificationMethod === 'totp-2fa') throw appError('TOTP_REQUIRED');
+    // The code is spent before the password is checked: each code buys one password attempt.
+    if (input.unblockCode) await this.deps.unblockCodes.use(account, input.unblockCode, ctx);
     const match = await this.checkPassword(account, input.email, input.authPW, ctx);
     const now = clock.now();
     const signup = !account.emailVerified;
-    const confirm = signup || this.needsConfirmation(account, now);
+    // An unblock code came through the mailbox: the sign-in is confirmed by it.
+    const confirm = signup || (!input.unblockCode && this.needsConfirmation(account, now));
     const tokenVerificationId = signup ? account.emailCode : confirm ? randomHex(16) : null;
 
     const { data, session, keyFetchToken } = await db.transaction().execute(async (trx) => {
@@ -222,7 +247,7 @@ export class AccountsService {
   /** POST /session/reauth: proves the password again on an existing session. */
   async reauth(session: SessionWithAccount, input: LoginInput, ctx: RequestContext) {
     const { db, clock, sessions, tokens } = this.deps;
-    const account = await this.accountForSignin(input.email);
+    const account = await this.accountForSignin(input.email, input.authPW);
     if (account.uid !== session.uid) throw appError('INVALID_TOKEN', { detail: 'The session belongs to another account' });
     const match = await this.checkPassword(account, input.email, input.authPW, ctx);
     const now = clock.now();

@@ -190,6 +190,7 @@ export async function stubClientOf(db: Executor, uid: string): Promise<string | 
 /** Removes the account core's own rows (its code budget, its addresses, then the account). */
 export async function deleteAccountCoreRows(db: Executor, uid: string): Promise<void> {
   await db.deleteFrom('account_code_failures').where('uid', '=', uid).execute();
+  await db.deleteFrom('unblock_codes').where('uid', '=', uid).execute();
   await db.deleteFrom('emails').where('uid', '=', uid).execute();
   await db.deleteFrom('accounts').where('uid', '=', uid).execute();
 }
@@ -216,4 +217,21 @@ export async function recordCodeFailure(db: Executor, uid: string, now: number, 
     // A parallel failure opened the window first: count this one in it.
     await db.updateTable('account_code_failures').set((eb) => ({ failures: eb('failures', '+', 1) })).where('uid', '=', uid).execute();
   }
+}
+
+/** The account's one live unblock code: a new one replaces the old. */
+export async function replaceUnblockCode(db: Executor, row: { uid: string; codeHash: string; createdAt: number }): Promise<void> {
+  await db.deleteFrom('unblock_codes').where('uid', '=', row.uid).execute();
+  await db.insertInto('unblock_codes').values({ uid: row.uid, code_hash: row.codeHash, created_at: row.createdAt }).execute();
+}
+
+/**
+ * Spends the account's unblock code if it is this one and was made after `notBefore`: a single
+ * DELETE, so two requests racing with the same code cannot both pass.
+ */
+export async function takeUnblockCode(db: Executor, uid: string, codeHash: string, notBefore: number): Promise<boolean> {
+  const result = await db.deleteFrom('unblock_codes')
+    .where('uid', '=', uid).where('code_hash', '=', codeHash).where('created_at', '>', notBefore)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
 }

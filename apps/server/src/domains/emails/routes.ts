@@ -31,7 +31,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
   });
 
   app.post('/recovery_email/verify_code', {
-    config: { auth: 'none' },
+    config: { auth: 'none', rateLimit: { actions: ['recoveryEmailVerifyCode'] } },
     schema: {
       tags: [TAG], summary: 'Confirm by the code of an emailed link',
       description: 'The link in the sign-up email carries the account\'s emailCode (confirms the address and the sign-up session); the link in a sign-in email carries that session\'s tokenVerificationId (confirms that session).',
@@ -55,7 +55,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
   });
 
   app.post('/recovery_email/resend_code', {
-    config: { auth: 'sessionToken' },
+    config: { auth: 'sessionToken', rateLimit: { actions: ['recoveryEmailResendCode'] } },
     schema: {
       tags: [TAG], summary: 'Email the confirmation link again',
       description: 'Resends the sign-up link while the address is unconfirmed, or the sign-in link while the session is. Nothing is sent when both are confirmed.',
@@ -76,7 +76,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
   });
 
   app.post('/session/verify_code', {
-    config: { auth: 'sessionToken' },
+    config: { auth: 'sessionToken', rateLimit: { actions: ['verifySessionCode'], failed: { INVALID_EXPIRED_OTP_CODE: 'verifySessionCodeFailed' } } },
     schema: {
       tags: ['Session'], summary: 'Confirm the session with an emailed code',
       description: 'The 6-digit code from the sign-up or sign-in email. Confirms the session (and the address, for a sign-up). A wrong code spends one of a few tries; then a new code is needed. Wrong codes also count against the session across resends (at SIGNIN_CODE_MAX_FAILURES_PER_SESSION it ends: 401/110) and against the account (at ACCOUNT_CODE_MAX_FAILURES every code check is refused with 429/114 and retryAfter).',
@@ -97,7 +97,7 @@ export const emailRoutes: FastifyPluginAsyncTypebox<{ confirmations: Confirmatio
   });
 
   app.post('/session/resend_code', {
-    config: { auth: 'sessionToken' },
+    config: { auth: 'sessionToken', rateLimit: { actions: ['sendVerifyCode'] } },
     schema: {
       tags: ['Session'], summary: 'Email a new confirmation code',
       description: 'Sends a fresh 6-digit code for the pending sign-up or sign-in confirmation of this session; the previous code stops working. Nothing is sent when there is nothing to confirm.',

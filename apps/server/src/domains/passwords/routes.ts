@@ -21,7 +21,7 @@ const forgotQuery = Type.Object({ service: Type.Optional(service), keys: Type.Op
 
 export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsService }> = async (app, { passwords }) => {
   app.post('/password/change/start', {
-    config: { auth: 'sessionTokenVerified', stretches: true },
+    config: { auth: 'sessionTokenVerified', stretches: true, rateLimit: { actions: ['passwordChange'], failed: { INCORRECT_PASSWORD: 'passwordChangeStartFailed' } } },
     schema: {
       tags: [TAG], summary: 'Start a password change',
       description: 'Proves the old password (its authPW, stretched with the original sign-up email or the v2 salt). Returns a single-use passwordChangeToken and a key fetch token for the current keys: `keyFetchToken` for a v1 authPW, `keyFetchToken2` for a v2 one. Needs a confirmed session.',
@@ -47,7 +47,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
   }, async (req) => passwords.changeFinish(credentialsOf(req, 'passwordChangeToken'), { ...req.body, keys: req.query.keys === true }, contextOf(req)));
 
   app.post('/password/forgot/send_code', {
-    config: { auth: 'none' },
+    config: { auth: 'none', rateLimit: { actions: ['passwordForgotSendCode'] } },
     schema: {
       tags: [TAG], summary: 'Email a password reset code',
       description: 'Creates the account\'s password forgot token (a new one voids the old) and emails its code with a link to /complete_reset_password. The token expires after `ttl` seconds and allows `tries` wrong codes.',
@@ -58,7 +58,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
   }, async (req) => passwords.forgotSendCode(req.body.email, { service: req.body.service ?? req.query.service, redirectTo: req.body.redirectTo }, contextOf(req)));
 
   app.post('/password/forgot/resend_code', {
-    config: { auth: 'passwordForgotToken' },
+    config: { auth: 'passwordForgotToken', rateLimit: { actions: ['passwordForgotResendCode'] } },
     schema: {
       tags: [TAG], summary: 'Email a new reset code for the same token',
       description: 'The token keeps its age and remaining tries; the reply says what is left. The previous code stops working.',
@@ -77,7 +77,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
   }, async (req) => passwords.forgotStatus(credentialsOf(req, 'passwordForgotToken')));
 
   app.post('/password/forgot/verify_code', {
-    config: { auth: 'passwordForgotToken' },
+    config: { auth: 'passwordForgotToken', rateLimit: { actions: ['passwordForgotVerifyCode'], failed: { INVALID_VERIFICATION_CODE: 'passwordForgotVerifyCodeFailed' } } },
     schema: {
       tags: [TAG], summary: 'Exchange the reset code for an account reset token',
       description: 'The right code spends the forgot token and returns an accountResetToken (valid 15 minutes). A wrong code answers 105 with `tries` and `ttl` left; the last wrong try deletes the token.',
@@ -92,7 +92,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
   }, async (req) => passwords.forgotVerifyCode(credentialsOf(req, 'passwordForgotToken'), req.body.code));
 
   app.post('/password/forgot/send_otp', {
-    config: { auth: 'none' },
+    config: { auth: 'none', rateLimit: { actions: ['passwordForgotSendOtp'] } },
     schema: {
       tags: [TAG], summary: 'Email an 8-digit reset code',
       description: 'The code is valid 10 minutes and a few tries; `/password/forgot/verify_otp` exchanges it for a forgot token.',
@@ -106,7 +106,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
   });
 
   app.post('/password/forgot/verify_otp', {
-    config: { auth: 'none' },
+    config: { auth: 'none', rateLimit: { actions: ['passwordForgotVerifyOtp', 'passwordForgotVerifyOtpPerDay'] } },
     schema: {
       tags: [TAG], summary: 'Exchange the 8-digit code for a forgot token',
       description: 'Returns a password forgot token and its code (`code`) for `/password/forgot/verify_code`, and the address to stretch the new password with.',

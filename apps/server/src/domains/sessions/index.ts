@@ -19,7 +19,7 @@ export { signinConfig } from './config.js';
 export { SessionsService, verificationState, type SessionStart } from './service.js';
 export { isSessionVerified, type Session, type SessionWithAccount, type VerificationMethodName } from './store.js';
 export type { CodeCheck } from './codes.js';
-export { describeDevice } from './user-agent.js';
+export { describeDevice, parseUserAgent } from './user-agent.js';
 
 declare module '../../http/auth.js' {
   interface StrategyCredentials {

@@ -65,6 +65,12 @@ export const TEMPLATES = {
     headers: (d) => ({ ...(d.link ? { 'X-Tessera-Link': d.link } : {}), 'X-Tessera-Code': d.code }),
     code: (d) => d.code,
   }),
+  unblockCode: define<CodeData & DeviceData>({
+    sentWhen: '`POST /account/login/send_unblock_code`, after rate limiting blocked a sign-in (400/125 with `verificationMethod: email-captcha`): an 8-character code; a sign-in with it passes the block and needs no further confirmation.',
+    content: (t, d) => ({ subject: t('unblockCode.subject', { code: d.code }), heading: t('unblockCode.heading'), paragraphs: [t('unblockCode.body', { device: d.device }), t('unblockCode.notYou')], code: { value: d.code, minutes: d.minutes } }),
+    headers: (d) => ({ 'X-Tessera-Code': d.code }),
+    code: (d) => d.code,
+  }),
   finishSetup: define<LinkData>({
     sentWhen: '`POST /account/stub` with `wantsSetupToken`: a link to the page where the person chooses the first password of the account made for them (the setup token travels only in this link).',
     content: (t, d) => ({ subject: t('finishSetup.subject'), heading: t('finishSetup.heading'), paragraphs: [t('finishSetup.body')], action: { label: t('finishSetup.action'), url: d.link } }),

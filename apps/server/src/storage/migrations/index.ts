@@ -2,6 +2,7 @@ import type { Kysely, Migration } from 'kysely';
 import * as m0001 from './0001_create_accounts.js';
 import * as m0002 from './0002_add_email_codes.js';
 import * as m0003 from './0003_add_code_budgets.js';
+import * as m0004 from './0004_add_unblock_codes.js';
 import * as m0005 from './0005_key_token_ids.js';
 import * as m0006 from './0006_add_security_events.js';
 import * as m0007 from './0007_add_stub_client_ids.js';
@@ -25,6 +26,7 @@ export const MIGRATIONS: Record<string, TesseraMigration> = {
   '0001_create_accounts': m0001,
   '0002_add_email_codes': m0002,
   '0003_add_code_budgets': m0003,
+  '0004_add_unblock_codes': m0004,
   '0005_key_token_ids': m0005,
   '0006_add_security_events': m0006,
   '0007_add_stub_client_ids': m0007,

@@ -38,6 +38,11 @@ export const en = {
   'recoveryEmail.body': 'Open the link to choose a new password, or enter the code where you asked for it. Resetting without a recovery key erases data that only your password protected.',
   'recoveryEmail.action': 'Reset password',
 
+  'unblockCode.subject': 'Your sign-in unblock code: {code}',
+  'unblockCode.heading': 'Unblock your sign-in',
+  'unblockCode.body': 'Sign-ins to your account from {device} were paused after too many attempts. If you are signing in, enter this code.',
+  'unblockCode.notYou': 'If this is not you, someone may know or be guessing your password: do not share the code, and change your password.',
+
   'finishSetup.subject': 'Finish setting up your account',
   'finishSetup.heading': 'An account was created for this address',
   'finishSetup.body': 'Choose a password to finish setting it up. If you did not ask for an account, ignore this email: nothing happens without your password.',

@@ -1,0 +1,86 @@
+import { createHmac, randomInt } from 'node:crypto';
+import { appError } from '@tessera/errors';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { RequestContext } from '../../http/context.js';
+import type { Mailer } from '../../senders/mail/mailer.js';
+import type { Database } from '../../storage/schema.js';
+import { describeDevice, parseUserAgent } from '../sessions/index.js';
+import type { AccountRecords } from './records.js';
+import { replaceUnblockCode, takeUnblockCode, type Account } from './store.js';
+
+// Unblock codes (protocol.md §4.4): when rate limiting blocks a sign-in, the account's owner can
+// have an 8-character code mailed and sign in with it. The code proves the mailbox, so a sign-in
+// with it needs no further confirmation; it lifts blocks (never bans) of that client and account.
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+export const UNBLOCK_CODE_LENGTH = 8;
+
+/** Who may lift rate-limit blocks: provided by the customs domain. */
+export interface LoginBlocks {
+  unblock(subject: { ip: string; email?: string; uid?: string }): Promise<void>;
+}
+
+export interface UnblockCodesDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  mailer: Mailer;
+  records: AccountRecords;
+  blocks: LoginBlocks;
+  secret: string;
+  lifetimeMs: number;
+}
+
+export class UnblockCodes {
+  private readonly key: Buffer;
+
+  constructor(private readonly deps: UnblockCodesDeps) {
+    // A key of its own, derived from the server secret: an unblock code's HMAC says nothing of other HMACs.
+    this.key = createHmac('sha256', deps.secret).update('tessera unblock codes v1').digest();
+  }
+
+  private hash(uid: string, code: string): string {
+    return createHmac('sha256', this.key).update(`${uid}:${code.toUpperCase()}`).digest('hex');
+  }
+
+  /** POST /account/login/send_unblock_code: mails a new code (the old one stops working). */
+  async send(email: string, ctx: RequestContext): Promise<void> {
+    const { db, clock, mailer, records } = this.deps;
+    const found = await records.findByEmail(db, email);
+    if (!found) throw appError('ACCOUNT_UNKNOWN', { email });
+    if (!found.emailRecord.isPrimary) throw appError('LOGIN_WITH_SECONDARY_EMAIL');
+    const account = found.account;
+    if (account.disabledAt) throw appError('LOGIN_WITH_INVALID_EMAIL');
+    let code = '';
+    for (let i = 0; i < UNBLOCK_CODE_LENGTH; i++) code += ALPHABET[randomInt(ALPHABET.length)];
+    const now = clock.now();
+    await replaceUnblockCode(db, { uid: account.uid, codeHash: this.hash(account.uid, code), createdAt: now });
+    await mailer.send('unblockCode', account.email, account.locale, {
+      code, minutes: Math.round(this.deps.lifetimeMs / 60_000),
+      device: describeDevice(parseUserAgent(ctx.userAgent)),
+    });
+  }
+
+  /**
+   * Spends the account's code for a sign-in. A wrong or expired code counts against the account's
+   * budget of wrong codes (and, through the route, the client's unblockCodeFailed limit): 400/127.
+   * A right one lifts the blocks on this client address and account.
+   */
+  async use(account: Account, code: string, ctx: RequestContext): Promise<void> {
+    const { db, clock, records, blocks } = this.deps;
+    const now = clock.now();
+    await records.checkCodeBudget(db, account.uid, now);
+    if (!(await takeUnblockCode(db, account.uid, this.hash(account.uid, code), now - this.deps.lifetimeMs))) {
+      await records.recordCodeFailure(db, account.uid, now);
+      throw appError('INVALID_UNBLOCK_CODE');
+    }
+    await blocks.unblock({ ip: ctx.ip, email: account.email, uid: account.uid });
+  }
+
+  /** POST /account/login/reject_unblock_code: the owner says "not me"; the code stops working. */
+  async reject(uid: string, code: string): Promise<void> {
+    const { db } = this.deps;
+    // The same answer whether or not the code was the account's: it tells a guesser nothing.
+    await takeUnblockCode(db, uid, this.hash(uid, code), 0);
+  }
+}

@@ -1,0 +1,125 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import { AUTH_ERRORS, isAppError, type AuthErrorName } from '@tessera/errors';
+import { languagesOf } from '../../http/context.js';
+import { withDeclaredErrors } from '../../http/responses.js';
+import type { Customs, Subject } from './service.js';
+
+/** What a route declares about rate limiting, in `config.rateLimit`. */
+export interface RouteRateLimit {
+  /** The customs actions a request to this route counts as (checked after validation, before the handler). */
+  actions: string[];
+  /** Failures counted when the route answers with these errors (e.g. a wrong password → passwordCheckFailed). */
+  failed?: Partial<Record<AuthErrorName, string>>;
+  /**
+   * A block (never a ban) reaches the handler in `request.customsBlock` instead of a 429: the
+   * handler may let an unblock code lift it, and otherwise answers 400/125.
+   */
+  unblockable?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    rateLimit?: RouteRateLimit;
+    /** Set at startup: the action this endpoint counts as under the `default` rules (`POST__v1_account_login`). */
+    customsEndpoint?: string;
+  }
+  interface FastifyRequest {
+    /** Set on `unblockable` routes when a block is in force: how long it lasts. */
+    customsBlock: { retryAfterMs: number } | null;
+  }
+}
+
+/** Protocol.md §7.1: `<METHOD>_<path with every non-alphanumeric character as _>`. */
+export function endpointAction(method: string, url: string): string {
+  return `${method}_${url.replace(/[^A-Za-z0-9]/g, '_')}`;
+}
+
+/** The account a request names: its credentials' account, or the email/uid in its body. */
+export function subjectOf(request: FastifyRequest): Subject {
+  const body = (request.body ?? {}) as { email?: unknown; uid?: unknown };
+  const credentials = request.auth?.credentials as { uid?: string; account?: { email?: string } } | undefined;
+  return {
+    ip: request.ip,
+    email: typeof body.email === 'string' ? body.email : credentials?.account?.email,
+    uid: credentials?.uid ?? (typeof body.uid === 'string' ? body.uid : undefined),
+  };
+}
+
+/**
+ * Rate limiting on every API route: the per-endpoint check before the body is read, the route's
+ * own actions after validation, its failures when it fails. Declares what that adds to each
+ * route's errors, so OpenAPI, the SDK and the declared-error check know it.
+ */
+export function installRateLimits(server: FastifyInstance, customs: Customs): void {
+  server.decorateRequest('customsBlock', null);
+  server.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/v1/') || route.config?.auth === undefined) return;
+    const limit = route.config.rateLimit;
+    for (const action of [...(limit?.actions ?? []), ...Object.values(limit?.failed ?? {})]) {
+      if (!customs.knows(action)) throw new Error(`route ${route.method} ${route.url} names rate-limit action "${action}", which no rule has`);
+    }
+    if (limit?.failed) {
+      for (const name of Object.keys(limit.failed)) if (!(name in AUTH_ERRORS)) throw new Error(`route ${route.url}: unknown error ${name}`);
+    }
+    const method = Array.isArray(route.method) ? route.method[0]! : route.method;
+    route.config = { ...route.config, customsEndpoint: endpointAction(method, route.url) };
+    const added: AuthErrorName[] = ['THROTTLED'];
+    if (limit?.actions.length) added.push('SERVER_BUSY');
+    if (limit?.unblockable) added.push('REQUEST_BLOCKED');
+    const response = route.schema?.response as Record<number, TSchema> | undefined;
+    if (response) route.schema = { ...route.schema, response: withDeclaredErrors(response, added) };
+    // The OpenAPI operation says what it counts as (the portal's rate-limiting page lists it).
+    route.schema = {
+      ...route.schema,
+      'x-rate-limit': {
+        endpoint: route.config.customsEndpoint,
+        actions: limit?.actions ?? [],
+        ...(limit?.failed ? { failures: limit.failed } : {}),
+        ...(limit?.unblockable ? { unblockable: true } : {}),
+      },
+    } as typeof route.schema;
+  });
+
+  if (!customs.enabled) return;
+
+  server.addHook('onRequest', (request, _reply, done) => {
+    const endpoint = request.routeOptions.config.customsEndpoint;
+    if (!endpoint) return done();
+    let pending: void | Promise<void>;
+    try {
+      pending = customs.checkEndpoint(endpoint, request.ip, () => languagesOf(header(request, 'accept-language')));
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (pending) pending.then(() => done(), (err: Error) => done(err));
+    else done();
+  });
+
+  // Registered after auth's preValidation and validation itself: the route's actions count only
+  // well-formed requests, and know the account the credentials name.
+  server.addHook('preHandler', (request, _reply, done) => {
+    const limit = request.routeOptions.config.rateLimit;
+    if (!limit?.actions.length) return done();
+    customs.check(limit.actions, subjectOf(request)).then((verdict) => {
+      if (!verdict.blocked) return done();
+      if (limit.unblockable && !verdict.banned) {
+        request.customsBlock = { retryAfterMs: verdict.retryAfterMs };
+        return done();
+      }
+      done(customs.throttled(verdict, languagesOf(header(request, 'accept-language'))));
+    }, (err: Error) => done(err));
+  });
+
+  server.addHook('onError', async (request, _reply, error) => {
+    const failed = request.routeOptions.config.rateLimit?.failed;
+    if (!failed || !isAppError(error)) return;
+    const action = failed[error.errorName];
+    if (action) await customs.fail(action, subjectOf(request));
+  });
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}

@@ -126,7 +126,8 @@ export function broken(schema, doc) {
  * A credential the fuzzer sends: `header()` gives the current Authorization value (undefined while
  * there is none). Optional: `renew(generation)` makes a new one unless that generation was already
  * replaced; `pending`, a renewal under way; `after(status, errno, generation)`, told every answer
- * to a request that carried it. A plain function is a credential that is never renewed.
+ * to a request that carried it; `exclusive`, sent by one request at a time. A plain function is a
+ * credential that is never renewed.
  */
 function variantsOf(entry) {
   if (!entry) return [];
@@ -216,6 +217,7 @@ export function credentialKit({ client, bearer, mail, stub, emailPrefix = 'fuzz.
   const ALIVE = {
     passwordForgotToken: (token) => client.passwordForgotStatus(token),
     'sessionToken verified': (token) => client.sessionStatus(token),
+    'sessionToken unverified': (token) => client.sessionStatus(token),
   };
   // A maker that fails may have met the fuzz's doing on its account (the password changed, the
   // code budget spent by wrong codes): it gets one more try with a new account.
@@ -231,6 +233,8 @@ export function credentialKit({ client, bearer, mail, stub, emailPrefix = 'fuzz.
   const credential = (label) => {
     const c = {
       label,
+      exclusive: SINGLE_USE.has(label),
+      inUse: null,
       token: undefined,
       value: undefined,
       generation: 0,
@@ -289,6 +293,13 @@ export function credentialKit({ client, bearer, mail, stub, emailPrefix = 'fuzz.
 
 // ---- the run ---------------------------------------------------------------------------------
 
+/** Lets the next request use an exclusive credential. */
+function release(used) {
+  if (!used?.release) return;
+  used.credential.inUse = null;
+  used.release();
+}
+
 /** What the server's authentication layer (http/auth.ts) says when it refuses a real token it once issued. */
 const AUTH_LAYER_401 = new Set(['Unknown or expired token', 'Token already used']);
 
@@ -340,11 +351,14 @@ export async function fuzz({ doc, baseUrl, credentials, requests, seed = 1, time
       const kind = op.kinds[next() % op.kinds.length];
       const choices = variants[kind] ?? [];
       const credential = choices.length ? choices[next() % choices.length] : null;
-      if (credential?.pending) await credential.pending;
+      // Not while it is being made again, and one request at a time with an exclusive credential
+      // (a single-use token): another sent meanwhile would only find it spent.
+      while (credential && (credential.inUse || credential.pending)) await (credential.inUse ?? credential.pending);
       const value = credential?.header();
       if (value) {
         headers.authorization = value;
         used = { kind, credential, generation: credential.generation };
+        if (credential.exclusive) credential.inUse = new Promise((resolve) => { used.release = resolve; });
       }
     } else if (auth === 3) {
       headers.authorization = ['Bearer fxs_' + 'f'.repeat(64), 'Bearer nope', 'Hawk id="x", ts="1", nonce="n", mac="m"', 'Basic Zm9vOmJhcg=='][next() % 4];
@@ -359,6 +373,7 @@ export async function fuzz({ doc, baseUrl, credentials, requests, seed = 1, time
       text = await res.text();
     } catch (err) {
       report.fiveXX.push({ op: op.id, status: 0, detail: String(err) });
+      release(used);
       return;
     }
     report.sent++;
@@ -393,6 +408,7 @@ export async function fuzz({ doc, baseUrl, credentials, requests, seed = 1, time
         // Without a hook of its own, 401/110 (unknown token) counts as its death; another 401 (a bad signature) does not.
         else if (res.status === 401 && errno === 110) await used.credential.renew?.(used.generation);
       }
+      release(used);
     }
     if (res.status >= 500) {
       report.fiveXX.push({ op: op.id, status: res.status, body: text.slice(0, 300), sent: payload?.slice(0, 200) });

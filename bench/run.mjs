@@ -36,6 +36,10 @@ const SUITES = {
     description: 'Schema-driven fuzzing from openapi.json: 10,000 generated requests (valid, broken, with and without each credential); fails on any 5xx or undeclared error (bench/fuzz.mjs)',
     run: script('fuzz.mjs'),
   },
+  nonces: {
+    description: 'The in-process Hawk nonce cache alone at steady rates from one token: time per add, entries held, table memory, refusals when full (bench/nonce-cache.mjs)',
+    run: script('nonce-cache.mjs'),
+  },
   portal: {
     description: 'The built developer portal in Chromium: JS+CSS bytes, requests, FCP/LCP of landing, a doc page and /api; cold build time and memory (bench/portal/run.mjs)',
     run: script('portal/run.mjs'),

@@ -66,7 +66,7 @@ export const serverConfig = defineConfig({
   },
   hawkNonceCacheSize: {
     env: 'HAWK_NONCE_CACHE_SIZE', default: 2_000_000, parse: int(1000, 100_000_000),
-    description: 'Entries of the in-process Hawk nonce cache (without REDIS_URL): one per nonce plus one per token and slice, each kept until its request\'s `ts` leaves the skew window, so that a replay gets 401/115; 18–36 bytes each while in use. The cache never forgets a live nonce: when it is full, Hawk requests get 503/201 with retryAfter (fail closed). That caps Hawk throughput at about this / (HAWK_TIMESTAMP_SKEW_SECONDS + 1 + a slice) requests per second, 2,000,000 / 70 s ≈ 28,000/s with the defaults. Bearer requests are not affected.',
+    description: 'Entries of the in-process Hawk nonce cache (without REDIS_URL): one per nonce plus one per token and slice, each kept until its request\'s `ts` leaves the skew window, so that a replay gets 401/115; about 25–50 bytes each while in use (memory follows use). The cache never forgets a live nonce: when it is full, Hawk requests get 503/201 with retryAfter (fail closed). That caps Hawk throughput at about this / (HAWK_TIMESTAMP_SKEW_SECONDS + 1 + a slice) requests per second, 2,000,000 / 70 s ≈ 28,000/s with the defaults. Bearer requests are not affected.',
   },
   hawkNoncesPerToken: {
     env: 'HAWK_NONCES_PER_TOKEN', default: 200, parse: int(1, 100_000_000),

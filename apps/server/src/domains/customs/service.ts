@@ -1,6 +1,6 @@
-import { isIP } from 'node:net';
 import { appError, type AppError } from '@tessera/errors';
 import { normalizeEmail } from '../../email-address.js';
+import { ipv6Prefix, plainAddress } from '../../ip-address.js';
 import { ALLOWED, type Counted, type LimitStore, type MemoryLimitStore, type Verdict } from './counters.js';
 import type { Property, Rule } from './rules.js';
 
@@ -39,13 +39,8 @@ export interface CustomsOptions {
  */
 export function addressKey(ip: string): string {
   if (!ip.includes(':')) return ip;
-  if (ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4) return ip.slice(7);
-  if (isIP(ip) !== 6) return ip;
-  const [head = '', tail = ''] = ip.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const plain = plainAddress(ip);
+  return ipv6Prefix(plain, 4) ?? plain;
 }
 
 /** "in 15 minutes" in the caller's language (Accept-Language), English when none fits. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -215,16 +215,20 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
 
   // Routes that stretch a password turn a flood away before reading the body: while the scrypt
-  // pool is full, each extra request costs as little as possible of the CPU the pool needs.
-  server.addHook('onRequest', (request, _reply, done) => {
-    if (request.routeOptions.config.stretches) {
-      try {
-        scrypt.checkCapacity();
-      } catch (err) {
-        return done(err as Error);
-      }
+  // pool is full, each extra request costs as little as possible of the CPU the pool needs. A
+  // route-level hook, so other routes do not pay for it.
+  const capacityCheck = (_request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
+    try {
+      scrypt.checkCapacity();
+    } catch (err) {
+      return done(err as Error);
     }
     done();
+  };
+  server.addHook('onRoute', (route) => {
+    if (!route.config?.stretches) return;
+    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    route.onRequest = [...existing, capacityCheck];
   });
 
   await server.register(async (v1) => {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import { AUTH_ERRORS, isAppError, type AuthErrorName } from '@tessera/errors';
 import { languagesOf } from '../../http/context.js';
@@ -79,13 +79,17 @@ export function installRateLimits(server: FastifyInstance, customs: Customs): vo
         ...(limit?.unblockable ? { unblockable: true } : {}),
       },
     } as typeof route.schema;
+    if (!customs.enabled) return;
+    // Route-level hooks, so a route pays only for the checks it has: a global hook runs on every
+    // request, including the many routes with no actions of their own.
+    route.onRequest = [...hookList(route.onRequest), endpointCheck];
+    if (limit?.actions.length) route.preHandler = [...hookList(route.preHandler), actionCheck];
   });
 
   if (!customs.enabled) return;
 
-  server.addHook('onRequest', (request, _reply, done) => {
-    const endpoint = request.routeOptions.config.customsEndpoint;
-    if (!endpoint) return done();
+  function endpointCheck(request: FastifyRequest, _reply: FastifyReply, done: HookDone): void {
+    const endpoint = request.routeOptions.config.customsEndpoint!;
     let pending: void | Promise<void>;
     try {
       pending = customs.checkEndpoint(endpoint, request.ip, () => languagesOf(header(request, 'accept-language')));
@@ -94,13 +98,12 @@ export function installRateLimits(server: FastifyInstance, customs: Customs): vo
     }
     if (pending) pending.then(() => done(), (err: Error) => done(err));
     else done();
-  });
+  }
 
-  // Registered after auth's preValidation and validation itself: the route's actions count only
+  // Runs after auth's preValidation and validation itself: the route's actions count only
   // well-formed requests, and know the account the credentials name.
-  server.addHook('preHandler', (request, _reply, done) => {
-    const limit = request.routeOptions.config.rateLimit;
-    if (!limit?.actions.length) return done();
+  function actionCheck(request: FastifyRequest, _reply: FastifyReply, done: HookDone): void {
+    const limit = request.routeOptions.config.rateLimit!;
     customs.check(limit.actions, subjectOf(request)).then((verdict) => {
       if (!verdict.blocked) return done();
       if (limit.unblockable && !verdict.banned) {
@@ -109,7 +112,7 @@ export function installRateLimits(server: FastifyInstance, customs: Customs): vo
       }
       done(customs.throttled(verdict, languagesOf(header(request, 'accept-language'))));
     }, (err: Error) => done(err));
-  });
+  }
 
   server.addHook('onError', async (request, _reply, error) => {
     const failed = request.routeOptions.config.rateLimit?.failed;
@@ -117,6 +120,13 @@ export function installRateLimits(server: FastifyInstance, customs: Customs): vo
     const action = failed[error.errorName];
     if (action) await customs.fail(action, subjectOf(request));
   });
+}
+
+type HookDone = (err?: Error) => void;
+
+/** A route option's hooks as a list (Fastify takes one function or an array). */
+function hookList<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {

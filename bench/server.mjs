@@ -66,6 +66,9 @@ const HELP = `Usage: node bench/server.mjs [options]
   --baseline <dir>        also run the hawk, bearer and login workloads against the server of another
                           built checkout (<dir>/apps/server/dist/main.js), in the same rounds:
                           a before/after comparison in one run (rows "… @ baseline")
+  --baseline-env <list>   environment for the baseline server, KEY=VALUE separated by commas; with
+                          --baseline . this compares one build with itself under two settings
+                          (e.g. RATE_LIMIT_ENABLED=false: what rate limiting costs)
 `;
 
 export function parseOptions(argv) {
@@ -88,6 +91,7 @@ export function parseOptions(argv) {
       'quiet-wait': { type: 'string' },
       'quiet-cores': { type: 'string', default: '0.5' },
       json: { type: 'string' },
+      'baseline-env': { type: 'string' },
       keep: { type: 'boolean', default: false },
       check: { type: 'boolean', default: false },
       baseline: { type: 'string' },
@@ -122,6 +126,11 @@ export function parseOptions(argv) {
     keep: values.keep,
     check: values.check,
     baseline: values.baseline ? resolve(values.baseline) : null,
+    baselineEnv: Object.fromEntries((values['baseline-env'] ?? '').split(',').filter(Boolean).map((kv) => {
+      const i = kv.indexOf('=');
+      if (i < 1) throw new Error(`--baseline-env: "${kv}" is not KEY=VALUE`);
+      return [kv.slice(0, i), kv.slice(i + 1)];
+    })),
   };
 }
 
@@ -680,7 +689,7 @@ export async function runServerBench(argv = []) {
     if (opts.baseline && tessera) {
       if (!existsSync(join(opts.baseline, 'apps/server/dist/main.js'))) throw new Error(`${opts.baseline}/apps/server/dist/main.js is missing: build that checkout first`);
       const baseData = join(tmp, 'baseline');
-      baseline = await startTessera(opts, { name: 'baseline', dataDir: baseData, cores: opts.serverCpu, root: opts.baseline });
+      baseline = await startTessera(opts, { name: 'baseline', dataDir: baseData, cores: opts.serverCpu, root: opts.baseline, env: opts.baselineEnv });
       baselineAccount = await prepareAccount(baseline, baseData);
       log(`baseline ${opts.baseline} up at ${baseline.url} (pid ${baseline.pid})`);
     }

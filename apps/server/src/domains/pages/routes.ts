@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { isAppError } from '@tessera/errors';
+import { PASSWORD_MIN_LENGTH, PASSWORD_POLICY_SCRIPT } from '@tessera/protocol';
 import { contextOf } from '../../http/context.js';
 import type { Confirmations } from '../emails/index.js';
 import { escapeHtml, safeRedirect, sendPage } from './html.js';
@@ -88,8 +89,8 @@ export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmati
       body: `<h1>Choose a password</h1>
 <p>An account was created for <strong>${escapeHtml(q.email!)}</strong>. Choose its password to finish setting it up.</p>
 <form id="setup" data-email="${escapeHtml(q.email!)}" data-token="${escapeHtml(q.token!)}">
-<label for="pw">Password</label><input id="pw" type="password" autocomplete="new-password" minlength="8" required>
-<label for="pw2">Repeat it</label><input id="pw2" type="password" autocomplete="new-password" minlength="8" required>
+<label for="pw">Password</label><input id="pw" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required>
+<label for="pw2">Repeat it</label><input id="pw2" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required>
 <button id="go" type="submit">Set password</button><p id="msg" role="status" aria-live="polite"></p></form>`,
       script: FINISH_SETUP_SCRIPT,
     });
@@ -107,8 +108,8 @@ export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmati
       body: `<h1>Choose a new password</h1>
 <p>For <strong>${escapeHtml(q.email!)}</strong>. Resetting without a recovery key replaces your encryption keys: data only your old password protected cannot be read any more.</p>
 <form id="reset" data-email="${escapeHtml(q.email!)}" data-code="${escapeHtml(q.code!)}" data-token="${escapeHtml(q.token!.toLowerCase())}" data-next="${escapeHtml(next ?? '')}">
-<label for="pw">New password</label><input id="pw" type="password" autocomplete="new-password" minlength="8" required>
-<label for="pw2">Repeat it</label><input id="pw2" type="password" autocomplete="new-password" minlength="8" required>
+<label for="pw">New password</label><input id="pw" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required>
+<label for="pw2">Repeat it</label><input id="pw2" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required>
 <button id="go" type="submit">Reset password</button><p id="msg" role="status" aria-live="polite"></p></form>`,
       script: RESET_SCRIPT,
     });
@@ -117,8 +118,9 @@ export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmati
 
 // The onepw client side in the browser with WebCrypto, shared by the pages below: HKDF, the v1 and
 // v2 stretches, token ids, a JSON POST to the API, a new password's fields over a new kB, and the
-// new-password form's handling. The password never leaves the page.
-const ONEPW_LIB = `
+// new-password form's handling (the SDK's password policy, from @tessera/protocol, first). The
+// password never leaves the page.
+const ONEPW_LIB = `${PASSWORD_POLICY_SCRIPT}
 const NS='identity.mozilla.com/picl/v1/',te=new TextEncoder(),S=crypto.subtle;
 const hex=b=>Array.from(b,x=>x.toString(16).padStart(2,'0')).join('');
 const unhex=h=>new Uint8Array(h.match(/../g).map(x=>parseInt(x,16)));
@@ -133,6 +135,7 @@ return{authPW:v1.authPW,authPWVersion2:v2.authPW,wrapKb:hex(xor(kB,v1.unwrapBKey
 function onNewPassword(id,busy,run){const f=document.getElementById(id),msg=document.getElementById('msg'),go=document.getElementById('go');
 f.addEventListener('submit',async e=>{e.preventDefault();const pw=document.getElementById('pw').value;
 if(pw!==document.getElementById('pw2').value){msg.className='error';msg.textContent='The two passwords differ.';return;}
+const refused=checkPassword(pw,f.dataset.email);if(refused){msg.className='error';msg.textContent=refused;return;}
 go.disabled=true;msg.className='';msg.textContent=busy;
 try{await run(f,pw);}catch(err){go.disabled=false;msg.className='error';msg.textContent=err.message;}});}
 `;

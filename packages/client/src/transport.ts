@@ -111,11 +111,14 @@ export class Transport {
   }
 
   private unreachable(url: URL, err: TypeError): TesseraConnectionError {
-    const cause = err.cause as { code?: unknown; errors?: { code?: unknown }[] } | undefined;
+    const cause = err.cause as { code?: unknown; message?: unknown; errors?: { code?: unknown }[] } | undefined;
     // Node names the failure in cause.code; with several addresses (localhost: ::1 and 127.0.0.1)
     // the cause is an AggregateError of one error per address.
     const code = String(cause?.code ?? cause?.errors?.[0]?.code ?? '');
-    const why = NETWORK_FAILURES[code] ?? (code || err.message);
+    const why = NETWORK_FAILURES[code]
+      // The Fetch standard's "bad ports" (1, 22, 25, 6000, …) are refused before connecting.
+      ?? (cause?.message === 'bad port' ? 'the Fetch standard blocks this port; use another' : undefined)
+      ?? (code || (typeof cause?.message === 'string' ? cause.message : err.message));
     return new TesseraConnectionError('unreachable', url.href, `no server answered at ${this.baseUrl} (${why})`, { cause: err });
   }
 

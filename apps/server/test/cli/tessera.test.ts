@@ -30,7 +30,9 @@ function run(args: string[], env: Record<string, string | undefined>, feed?: () 
 const MAIL_WAIT = 20_000;
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+// util-linux `script` (Debian's bsdutils, an essential package) gives the pty; CI must have it.
 const hasScript = spawnSync('script', ['--version']).status === 0;
+if (!hasScript && process.env.CI) throw new Error('util-linux `script` not found: the CLI\'s terminal tests need it (apt-get install bsdutils)');
 
 /**
  * Runs a shell command in a real pseudo-terminal (util-linux `script`; no native module): what is

@@ -59,7 +59,9 @@ export const TEMPLATES = {
   recoveryEmail: define<Partial<LinkData> & CodeData>({
     sentWhen: '`POST /password/forgot/send_code`: the reset code and a link to the reset page carrying it; `/resend_code`: a new code for the token the client holds (no link).',
     content: (t, d) => ({
-      subject: t('recoveryEmail.subject'), heading: t('recoveryEmail.heading'), paragraphs: [t('recoveryEmail.body')],
+      subject: t('recoveryEmail.subject'), heading: t('recoveryEmail.heading'),
+      // A resent code comes without a link: the first sentence must not speak of one.
+      paragraphs: [t(d.link ? 'recoveryEmail.body' : 'recoveryEmail.bodyCodeOnly'), t('recoveryEmail.keys')],
       code: { value: d.code, minutes: d.minutes }, ...(d.link ? { action: { label: t('recoveryEmail.action'), url: d.link } } : {}),
     }),
     headers: (d) => ({ ...(d.link ? { 'X-Tessera-Link': d.link } : {}), 'X-Tessera-Code': d.code }),

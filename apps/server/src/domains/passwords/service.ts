@@ -194,6 +194,19 @@ export class PasswordsService {
     return this.forgotReply(token);
   }
 
+  /**
+   * What GET /complete_reset_password shows: the seconds left on the link's forgot token, or null
+   * when the link was used, replaced by a newer one, ran out of tries or expired. Reads only:
+   * opening the page (or a mail scanner fetching it) spends no try, and the code is not checked
+   * here, so the page gives no way round the tries of /password/forgot/verify_code.
+   */
+  async resetLinkStatus(tokenData: string): Promise<{ ttl: number } | null> {
+    const token = await this.deps.tokens.findPasswordForgotTokenByData(this.deps.db, tokenData);
+    if (!token || token.tries <= 0) return null;
+    const { ttl } = this.forgotReply(token);
+    return ttl > 0 ? { ttl } : null;
+  }
+
   /** GET /password/forgot/status. */
   forgotStatus(token: PasswordForgotToken) {
     const { ttl, tries } = this.forgotReply(token);

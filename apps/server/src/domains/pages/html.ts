@@ -26,6 +26,7 @@ input{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #8f8f9d;bo
 button,.button{display:inline-block;margin-top:1.25rem;padding:.7rem 1.2rem;background:#0060df;color:#fff;border:0;border-radius:4px;font:600 1rem system-ui,sans-serif;cursor:pointer;text-decoration:none}
 button[disabled]{background:#5b5b66}.error{color:#a4000f}.ok{color:#054096}a{color:#0060df}.hint{color:#5b5b66;font-size:.9rem}
 code{font:.9rem ui-monospace,monospace;background:#f0f0f4;padding:.1rem .3rem;border-radius:3px}
+.command{display:block;margin-top:.25rem;padding:.5rem}
 [hidden]{display:none!important}`;
 
 export function sendPage(reply: FastifyReply, page: Page): FastifyReply {

@@ -9,7 +9,7 @@ const EMAIL = /^[^@\s]{1,64}@[^@\s]{1,255}$/;
 function cliHint(publicUrl: string, email: string | undefined): string {
   const url = publicUrl === 'http://localhost:9000' ? '' : ` --url ${publicUrl}`;
   const who = email && EMAIL.test(email) ? email : 'you@example.com';
-  return `<p class="hint">From a clone of Tessera, its command-line client signs in with <code>${escapeHtml(`npm run tessera --${url} signin ${who}`)}</code>.</p>`;
+  return `<p class="hint">From a clone of Tessera, its command-line client signs in with:<code class="command">${escapeHtml(`npm run tessera --${url} signin ${who}`)}</code></p>`;
 }
 
 /** How to sign in today: the app or site the person came from, or Tessera's command-line client. */
@@ -29,7 +29,7 @@ export const resetViews = {
   invalid: (email: string | undefined, next: string | null) => `<h1>This reset link is not valid</h1>
 <p class="error">Part of the link is missing: some mail apps cut long links. Open the link from the email again, or get a new one here.</p>${newLinkForm(email, next)}`,
   gone: (email: string | undefined, next: string | null) => `<h1>This reset link no longer works</h1>
-<p class="error">It was used already, it expired, or a newer reset email replaced it. Your password has not changed since, unless you changed it with this link.</p>${newLinkForm(email, next)}`,
+<p class="error">It was used already, it expired, or a newer reset email replaced it.</p>${newLinkForm(email, next)}`,
   choose: (email: string, ttl: number) => `<h1>Choose a new password</h1>
 <p>For <strong>${escapeHtml(email)}</strong>. A reset replaces your encryption keys: data that only your old password protected cannot be read any more.</p>
 <p class="hint">This link works for ${Math.max(1, Math.round(ttl / 60))} more minutes.</p>`,

@@ -13,6 +13,8 @@ export type PageDeps = {
   confirmations: Confirmations;
   /** Reads an emailed reset link's state (seconds left, or null when it no longer works). */
   resetLinks: { resetLinkStatus(token: string): Promise<{ ttl: number } | null> };
+  /** Reads an emailed setup link's state: the form, already used, or not valid (any more). */
+  setupLinks: { setupLinkStatus(token: string): Promise<'ready' | 'used' | 'invalid'> };
   allowedOrigins: string[];
   /** The API's origin, for the sign-in command the pages show. */
   publicUrl: string;
@@ -28,7 +30,7 @@ function hidden(name: string, value: string | undefined): string {
   return value === undefined ? '' : `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
 }
 
-export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmations, resetLinks, allowedOrigins, publicUrl }) => {
+export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmations, resetLinks, setupLinks, allowedOrigins, publicUrl }) => {
   // The confirmation form posts url-encoded fields (the API itself only takes JSON).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, raw, done) => {
     done(null, Object.fromEntries(new URLSearchParams(raw as string)));
@@ -85,6 +87,13 @@ export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmati
     const valid = q.email && q.email.length <= 255 && q.token && q.token.length <= 2048 && SETUP_TOKEN.test(q.token);
     if (!valid) {
       return sendPage(reply, { status: 400, title: 'Invalid link', body: '<h1>This link is not valid</h1><p class="error">Part of the link is missing: some mail apps cut long links. Open the link from the email again; if it keeps failing, ask the service that made your account for a new email.</p>' });
+    }
+    const status = await setupLinks.setupLinkStatus(q.token!);
+    if (status === 'used') {
+      return sendPage(reply, { title: 'Account ready', body: `<h1>Your account already has a password</h1><p>This link was used to set it. Sign in with that password; if you forgot it, reset it where you sign in.</p>${signInHint(publicUrl, q.email)}` });
+    }
+    if (status === 'invalid') {
+      return sendPage(reply, { status: 400, title: 'Link no longer works', body: '<h1>This link no longer works</h1><p class="error">Setup links work for 30 days, and only for the account they were sent for. Ask the service that made your account to send a new setup email.</p>' });
     }
     return sendPage(reply, {
       title: 'Finish setting up your account',

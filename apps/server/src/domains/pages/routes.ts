@@ -12,7 +12,7 @@ import { newPasswordForm, resetViews, sections, signInHint, verifyViews } from '
 export type PageDeps = {
   confirmations: Confirmations;
   /** Reads an emailed reset link's state (seconds left, or null when it no longer works). */
-  resetLinks: { resetLinkStatus(token: string): Promise<{ ttl: number } | null> };
+  resetLinks: { resetLinkStatus(token: string): Promise<{ ttl: number; email: string } | null> };
   /** Reads an emailed setup link's state: the form, already used, or not valid (any more). */
   setupLinks: { setupLinkStatus(token: string): Promise<'ready' | 'used' | 'invalid'> };
   allowedOrigins: string[];
@@ -117,10 +117,11 @@ export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmati
     if (!status) return sendPage(reply, { status: 400, title: 'Link no longer works', body: resetViews.gone(q.email, next), script: RESET_SCRIPT });
     return sendPage(reply, {
       title: 'Reset your password',
+      // The account's address, not the link's: the new password is stretched with it.
       body: sections({
-        choose: resetViews.choose(q.email!, status.ttl) + newPasswordForm('reset', { email: q.email!, code: q.code!, token }, 'Change password'),
-        done: resetViews.done(q.email!, next, publicUrl),
-        gone: resetViews.gone(q.email, next),
+        choose: resetViews.choose(status.email, status.ttl) + newPasswordForm('reset', { email: status.email, code: q.code!, token }, 'Change password'),
+        done: resetViews.done(status.email, next, publicUrl),
+        gone: resetViews.gone(status.email, next),
       }),
       script: RESET_SCRIPT,
     });

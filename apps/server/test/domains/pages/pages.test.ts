@@ -99,6 +99,12 @@ describe('pages the emailed links land on', () => {
     expect(html).toContain('Choose a new password');
     expect(html).toContain(`data-code="${mail.code}"`);
     expect(html).toMatch(/This link works for 60 more minutes\./);
+    // An address edited in the link is not the one the new password is stretched with.
+    const edited = new URL(mail.link!);
+    edited.searchParams.set('email', 'someone.else@example.com');
+    const editedHtml = await (await fetch(edited)).text();
+    expect(editedHtml).toContain(`data-email="${acct.email}"`);
+    expect(editedHtml).not.toContain('someone.else@example.com');
     // Opening the page spent no try (GET /password/forgot/status reads them).
     expect((await t.client.passwordForgotStatus(passwordForgotToken)).tries).toBe(3);
 

@@ -16,6 +16,7 @@ const v1=await stretch(pw,NS+'quickStretch:'+email,1000),v2=await stretch(pw,sal
 return{authPW:v1.authPW,authPWVersion2:v2.authPW,wrapKb:hex(xor(kB,v1.unwrapBKey)),wrapKbVersion2:hex(xor(kB,v2.unwrapBKey)),clientSalt:salt};}
 `;
 
+// weakness() is the SDK's password policy (8 code points, not the address) with its sentences.
 // A failed request carries the catalogue's errno, status and retryAfter; a request that reached no
 // server is marked offline. sentence() turns either into words, a page's own sentences first.
 const SPEAK_LIB = `
@@ -32,8 +33,8 @@ if(err.errno===114)return 'Too many attempts. Wait, then try again '+later(err.r
 if(err.status===503)return 'The Tessera server is busy. Try again '+later(err.retryAfter)+'.';
 if(err.status>=500)return 'Something went wrong on the Tessera server. Try again in a few minutes.';
 return 'That did not work (the server said: '+(err.message||'error '+err.status)+'). Try again, or start over from the email.';}
-function weakness(pw,email){if(pw.length<8)return 'Use at least 8 characters.';
-if(pw.trim().toLowerCase()===email.toLowerCase())return 'Use a password other than your email address.';return '';}
+function weakness(pw,email){if([...pw].length<8)return 'The password must have at least 8 characters.';
+if(pw.trim().toLowerCase()===email.trim().toLowerCase())return 'The password must not be your email address.';return '';}
 function show(id){for(const s of document.querySelectorAll('main > section'))s.hidden=s.id!==id;const h=document.querySelector('#'+id+' h1');if(h){h.tabIndex=-1;h.focus();}}
 function onNewPassword(id,busy,run){const f=document.getElementById(id),msg=document.getElementById('msg'),go=document.getElementById('go');
 f.addEventListener('submit',async e=>{e.preventDefault();const pw=document.getElementById('pw').value;

@@ -114,6 +114,24 @@ describe('every email template in every state', () => {
     }
   }
 
+  it('tells a person to change a password only when they have one that may be known', () => {
+    const t = translator('en');
+    const render = (name: TemplateName) => {
+      const template = TEMPLATES[name] as unknown as { content(t: Translate, d: unknown): MailContent };
+      return renderParts(template.content(t, SAMPLES[name]), t, 'a@example.com').text;
+    };
+    // A sign-up or a stub may be someone else's doing: ignoring the email is the whole answer.
+    for (const name of ['verify', 'verifyShortCode', 'finishSetup'] as const) {
+      expect(render(name), name).not.toMatch(/change your password/i);
+      expect(render(name), name).toMatch(/ignore this email/);
+    }
+    // A deleted account has no password to change; its own paragraph says what to do.
+    expect(render('accountDeleted')).not.toMatch(/change your password right away/);
+    for (const name of ['newDeviceLogin', 'verifyLogin', 'passwordChanged', 'passwordReset'] as const) {
+      expect(render(name), name).toMatch(/change your password right away/);
+    }
+  });
+
   it('escapes what the data carries in the HTML part', () => {
     const t = translator('en');
     const content = TEMPLATES.newDeviceLogin.content(t, { device: '<script>x</script> & co', time: '2026-11-22 10:00' });

@@ -34,12 +34,20 @@ export interface MailContent {
   paragraphs: string[];
   code?: { value: string; minutes?: number };
   action?: { label: string; url: string };
+  /**
+   * Whom the footer addresses: the holder of an `account` (default: "change your password" if this
+   * was not you), the `address` of a sign-up or a stub that may not be theirs (nothing to change;
+   * the body says to ignore it), or a `deleted` account (no password left; the body says what to do).
+   */
+  footer?: 'account' | 'address' | 'deleted';
 }
 
 const expiry = (t: Translate, minutes: number) => (minutes === 1 ? t('code.expiresOne') : t('code.expires', { minutes }));
 
 export function renderParts(content: MailContent, t: Translate, to: string): { text: string; html: string } {
-  const footer = [t('footer.why', { email: to }), t('footer.notYou')];
+  const footer = content.footer === 'address' ? [t('footer.whyAddress', { email: to })]
+    : content.footer === 'deleted' ? [t('footer.why', { email: to })]
+    : [t('footer.why', { email: to }), t('footer.notYou')];
   const text = [
     content.heading,
     '',

@@ -3,6 +3,7 @@
 export const en = {
   'brand': 'Tessera',
   'footer.why': 'You received this email because of activity on your Tessera account {email}.',
+  'footer.whyAddress': 'You received this email because your address, {email}, was given to Tessera for an account.',
   'footer.notYou': 'If this wasn’t you, change your password right away.',
   'code.label': 'Your code',
   'code.expires': 'This code expires in {minutes} minutes.',
@@ -15,7 +16,7 @@ export const en = {
 
   'verifyShortCode.subject': 'Your account confirmation code: {code}',
   'verifyShortCode.heading': 'Confirm your email',
-  'verifyShortCode.body': 'Enter this code where you created your Tessera account to confirm this address.',
+  'verifyShortCode.body': 'Enter this code where you created your Tessera account to confirm this address. If you did not create an account, ignore this email.',
 
   'verifyLogin.subject': 'Confirm your sign-in',
   'verifyLogin.heading': 'Was that you signing in?',

@@ -1,4 +1,5 @@
 import { authErrorName, type AuthErrorName, type ErrorBody } from '@tessera/errors';
+import { checkPassword, type PasswordCheck, type PasswordProblem } from '@tessera/protocol';
 
 /**
  * An error the server answered with, typed by its catalogue name.
@@ -36,4 +37,48 @@ export function isTesseraError<N extends AuthErrorName>(value: unknown, name: N)
 export function isTesseraError(value: unknown, name?: AuthErrorName): value is TesseraApiError;
 export function isTesseraError(value: unknown, name?: AuthErrorName): value is TesseraApiError {
   return value instanceof TesseraApiError && (name === undefined || value.errorName === name);
+}
+
+/**
+ * The request found no Tessera server: nothing answered at the URL (`unreachable`: refused, unknown
+ * host, reset), or what answered does not speak Tessera's JSON (`not-tessera`: an HTML page, a
+ * body without a catalogue errno). The body of such an answer is never put in the message.
+ *
+ * @example
+ * catch (e) { if (e instanceof TesseraConnectionError && e.reason === 'unreachable') showOffline(e.url) }
+ */
+export class TesseraConnectionError extends Error {
+  /** The URL requested. */
+  readonly url: string;
+  readonly reason: 'unreachable' | 'not-tessera';
+  /** The HTTP status of a `not-tessera` answer. */
+  readonly status: number | undefined;
+
+  constructor(reason: 'unreachable' | 'not-tessera', url: string, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'TesseraConnectionError';
+    this.reason = reason;
+    this.url = url;
+    this.status = options.status;
+  }
+}
+
+/**
+ * A new password the password policy refuses (see `checkPassword`); thrown before anything is sent.
+ * `message` is the sentence to show.
+ */
+export class PasswordPolicyError extends Error {
+  readonly problem: PasswordProblem;
+
+  constructor(refused: PasswordCheck) {
+    super(refused.reason);
+    this.name = 'PasswordPolicyError';
+    this.problem = refused.problem;
+  }
+}
+
+/** Throws PasswordPolicyError when the policy refuses `password` for the account `email`. */
+export function assertPasswordAllowed(password: string, email: string): void {
+  const refused = checkPassword(password, { email });
+  if (refused) throw new PasswordPolicyError(refused);
 }

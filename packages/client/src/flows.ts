@@ -3,7 +3,7 @@ import {
 } from '@tessera/protocol';
 import type { TesseraClient } from './generated/client.js';
 import type { Body } from './types.js';
-import { isTesseraError } from './errors.js';
+import { assertPasswordAllowed, isTesseraError } from './errors.js';
 
 // Whole flows on top of the route methods: the client side of onepw (stretching, choosing kB,
 // unwrapping bundles) so an application never handles authPW or wrapKb itself.
@@ -47,12 +47,15 @@ export class TesseraAccounts {
   constructor(readonly client: TesseraClient) {}
 
   /**
-   * Signs up with a version-2 password (a random kB wrapped under both stretches).
+   * Signs up with a version-2 password (a random kB wrapped under both stretches). A password the
+   * policy refuses (`checkPassword`: under 8 characters, or the address itself) throws
+   * PasswordPolicyError, whose message is the reason, before anything is sent.
    *
    * @example
    * const { sessionToken } = await accounts.signUp('me@example.com', 'correct horse battery', { verificationMethod: 'email-otp' });
    */
   async signUp(email: string, password: string, options: { keys?: boolean; verificationMethod?: Body<'/v1/account/create'>['verificationMethod']; service?: string } = {}): Promise<SignedIn> {
+    assertPasswordAllowed(password, email);
     const { v2, fields } = await passwordFields(email, password, randomHex(32));
     const reply = await this.client.accountCreate(
       { email, ...fields, ...(options.verificationMethod ? { verificationMethod: options.verificationMethod } : {}), ...(options.service ? { service: options.service } : {}) },
@@ -117,9 +120,11 @@ export class TesseraAccounts {
 
   /**
    * Changes the password and keeps kB: proves the old password, fetches the keys, re-wraps kB
-   * under the new one (v1 and v2). Returns the new session that replaces `sessionToken`.
+   * under the new one (v1 and v2). Returns the new session that replaces `sessionToken`. The new
+   * password must pass the policy (PasswordPolicyError otherwise, before anything is sent).
    */
   async changePassword(sessionToken: string, email: string, oldPassword: string, newPassword: string, options: { keys?: boolean } = {}) {
+    assertPasswordAllowed(newPassword, email);
     const old = await this.credentialsFor(email, oldPassword);
     const start = await this.client.passwordChangeStart(sessionToken, { email, oldAuthPW: old.authPW });
     const kft = start.keyFetchToken2 ?? start.keyFetchToken;
@@ -130,8 +135,12 @@ export class TesseraAccounts {
     return { ...reply, unwrapBKey: v2.unwrapBKey, keyFetchToken: reply.keyFetchToken2 ?? reply.keyFetchToken };
   }
 
-  /** Sets a new password with an accountResetToken; kB is new (a fresh random one, v2 wrapped). */
+  /**
+   * Sets a new password with an accountResetToken; kB is new (a fresh random one, v2 wrapped). The
+   * password must pass the policy (PasswordPolicyError otherwise, before anything is sent).
+   */
   async resetPassword(accountResetToken: string, email: string, newPassword: string, options: { keys?: boolean; session?: boolean } = {}) {
+    assertPasswordAllowed(newPassword, email);
     const { v2, fields } = await passwordFields(email, newPassword, randomHex(32));
     const reply = await this.client.accountReset(accountResetToken, { ...fields, sessionToken: options.session ?? true }, { keys: options.keys ?? false });
     return { ...reply, unwrapBKey: v2.unwrapBKey, keyFetchToken: reply.keyFetchTokenVersion2 ?? reply.keyFetchToken };

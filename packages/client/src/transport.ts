@@ -1,6 +1,6 @@
 import { bearerHeader, deriveTokenKeys, hawkHeader, TOKEN_TYPES, type TokenType } from '@tessera/protocol';
 import type { ErrorBody } from '@tessera/errors';
-import { TesseraApiError } from './errors.js';
+import { TesseraApiError, TesseraConnectionError } from './errors.js';
 
 /** How the SDK presents onepw tokens. */
 export type TokenPresentation = 'bearer' | 'hawk';
@@ -49,6 +49,21 @@ export interface RequestSpec {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Node's network error codes, as a person would say them. */
+const NETWORK_FAILURES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused: nothing listens on that port',
+  ENOTFOUND: 'unknown host name',
+  EAI_AGAIN: 'the host name could not be looked up',
+  ECONNRESET: 'the connection was reset',
+  ETIMEDOUT: 'the connection timed out',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  UND_ERR_SOCKET: 'the connection closed before an answer',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+};
+
+
+
 /** HTTP, token presentation, clock-skew correction and busy back-off, for every SDK method. */
 export class Transport {
   readonly baseUrl: string;
@@ -95,6 +110,28 @@ export class Transport {
     });
   }
 
+  private unreachable(url: URL, err: TypeError): TesseraConnectionError {
+    const cause = err.cause as { code?: unknown; message?: unknown; errors?: { code?: unknown }[] } | undefined;
+    // Node names the failure in cause.code; with several addresses (localhost: ::1 and 127.0.0.1)
+    // the cause is an AggregateError of one error per address.
+    const code = String(cause?.code ?? cause?.errors?.[0]?.code ?? '');
+    const why = NETWORK_FAILURES[code]
+      // The Fetch standard's "bad ports" (1, 22, 25, 6000, …) are refused before connecting.
+      ?? (cause?.message === 'bad port' ? 'the Fetch standard blocks this port; use another' : undefined)
+      ?? (code || (typeof cause?.message === 'string' ? cause.message : err.message));
+    return new TesseraConnectionError('unreachable', url.href, `no server answered at ${this.baseUrl} (${why})`, { cause: err });
+  }
+
+  private notTessera(url: URL, res: Response, json?: unknown): TesseraConnectionError {
+    const type = res.headers.get('content-type') ?? '';
+    const what = type.includes('html') ? 'an HTML page' : json === undefined ? `a ${type.split(';')[0] || 'non-JSON'} body` : 'JSON without a Tessera error number';
+    return new TesseraConnectionError(
+      'not-tessera', url.href,
+      `${this.baseUrl} does not look like a Tessera server: ${url.pathname} answered HTTP ${res.status} with ${what}`,
+      { status: res.status },
+    );
+  }
+
   async request<T>(spec: RequestSpec): Promise<T> {
     const url = new URL(`${this.baseUrl}${spec.path.startsWith('/.well-known') ? '' : '/v1'}${spec.path}`);
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
@@ -106,7 +143,14 @@ export class Transport {
       if (payload !== undefined) headers['content-type'] = 'application/json';
       const auth = this.authorization(spec, url, payload);
       if (auth) headers.authorization = auth;
-      const res = await this.fetchImpl(url, { method: spec.method, headers, ...(payload !== undefined ? { body: payload } : {}) });
+      let res: Response;
+      try {
+        res = await this.fetchImpl(url, { method: spec.method, headers, ...(payload !== undefined ? { body: payload } : {}) });
+      } catch (err) {
+        // fetch rejects with a TypeError when no HTTP answer came (refused, unknown host, reset).
+        if (err instanceof TypeError) throw this.unreachable(url, err);
+        throw err;
+      }
       const text = await res.text();
       let json: unknown;
       try {
@@ -114,11 +158,17 @@ export class Transport {
       } catch {
         json = undefined;
       }
-      if (res.ok) return json as T;
-      const body = (json && typeof json === 'object' && 'errno' in json)
-        ? (json as ErrorBody)
-        // Proxies can answer without a catalogue body; map the common ones as the protocol does.
-        : { code: res.status, errno: res.status === 429 ? 114 : res.status === 406 ? 125 : 999, error: res.statusText, message: text.slice(0, 200) || res.statusText, info: '' };
+      if (res.ok) {
+        if (json === undefined) throw this.notTessera(url, res);
+        return json as T;
+      }
+      let body: ErrorBody;
+      if (json && typeof json === 'object' && typeof (json as { errno?: unknown }).errno === 'number') body = json as ErrorBody;
+      // Proxies can answer without a catalogue body; map the common ones as the protocol does.
+      else if (res.status === 429 || res.status === 406) body = { code: res.status, errno: res.status === 429 ? 114 : 125, error: res.statusText, message: res.statusText, info: '' };
+      // Anything else without a catalogue errno is not Tessera speaking; its body (often an HTML
+      // page) is no message for a person.
+      else throw this.notTessera(url, res, json);
       if (body.errno === 111 && typeof body.serverTime === 'number' && !skewRetried && this.presentation === 'hawk' && spec.token) {
         this.skew = (body.serverTime as number) - this.now();
         skewRetried = true;

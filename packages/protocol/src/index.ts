@@ -4,3 +4,4 @@ export * from './stretch.js';
 export * from './tokens.js';
 export * from './bundle.js';
 export * from './hawk.js';
+export * from './password-policy.js';

@@ -12,7 +12,7 @@ const HELP = `Usage: npm run admin -- <command>
 
   clients add --name <name> --redirect-uri <uri> [--scopes "<scope> …"] [--public] [--trusted]
       Registers an OAuth client; prints its id (and, for a confidential client, its secret, once).
-  clients list
+  clients list                                 The registered clients, one a line.
   bounces add <email> <hard|soft|complaint>   Stop (hard, complaint) or pause (soft) mail to an address.
   bounces list <email>
   bounces clear <email>                        Allow mail to the address again.
@@ -53,6 +53,7 @@ async function main(args: string[]): Promise<number> {
     if (group === 'clients' && action === 'list') {
       const clients = await new OAuthService().listClients(db);
       for (const c of clients) process.stdout.write(`${c.id}  ${c.name}  ${c.redirectUri}  ${c.publicClient ? 'public' : 'confidential'}${c.trusted ? ' trusted' : ''}  [${c.allowedScopes.join(' ')}]\n`);
+      if (!clients.length) process.stdout.write('no OAuth clients registered (add one with `npm run admin -- clients add --name <name> --redirect-uri <uri>`)\n');
       return 0;
     }
     if (group === 'bounces') {
@@ -73,7 +74,7 @@ async function main(args: string[]): Promise<number> {
       }
       if (action === 'clear') {
         const cleared = await bounceLog(db).clear(email);
-        process.stdout.write(`cleared ${cleared} entries for ${email}\n`);
+        process.stdout.write(`cleared ${cleared} ${cleared === 1 ? 'entry' : 'entries'} for ${email}\n`);
         return 0;
       }
     }

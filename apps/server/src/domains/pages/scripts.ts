@@ -1,3 +1,5 @@
+import { PASSWORD_POLICY_SCRIPT } from '@tessera/protocol';
+
 // The scripts of the pages (inline, under the page's CSP nonce). They speak to the person, never in
 // the API's words: every failure becomes a sentence that says what happened and what to do next.
 
@@ -16,10 +18,11 @@ const v1=await stretch(pw,NS+'quickStretch:'+email,1000),v2=await stretch(pw,sal
 return{authPW:v1.authPW,authPWVersion2:v2.authPW,wrapKb:hex(xor(kB,v1.unwrapBKey)),wrapKbVersion2:hex(xor(kB,v2.unwrapBKey)),clientSalt:salt};}
 `;
 
-// weakness() is the SDK's password policy (8 code points, not the address) with its sentences.
 // A failed request carries the catalogue's errno, status and retryAfter; a request that reached no
-// server is marked offline. sentence() turns either into words, a page's own sentences first.
-const SPEAK_LIB = `
+// server is marked offline. sentence() turns either into words, a page's own sentences first. The
+// new password is checked by the SDK's policy (checkPassword from @tessera/protocol) before anything
+// is stretched or sent.
+const SPEAK_LIB = `${PASSWORD_POLICY_SCRIPT}
 async function post(path,auth,body){const headers={'content-type':'application/json'};if(auth)headers.authorization=auth;let r;
 try{r=await fetch('/v1'+path,{method:'POST',headers,body:JSON.stringify(body)});}catch{throw{offline:true};}
 let j={};try{j=await r.json();}catch{}
@@ -33,12 +36,10 @@ if(err.errno===114)return 'Too many attempts. Wait, then try again '+later(err.r
 if(err.status===503)return 'The Tessera server is busy. Try again '+later(err.retryAfter)+'.';
 if(err.status>=500)return 'Something went wrong on the Tessera server. Try again in a few minutes.';
 return 'That did not work (the server said: '+(err.message||'error '+err.status)+'). Try again, or start over from the email.';}
-function weakness(pw,email){if([...pw].length<8)return 'The password must have at least 8 characters.';
-if(pw.trim().toLowerCase()===email.trim().toLowerCase())return 'The password must not be your email address.';return '';}
 function show(id){for(const s of document.querySelectorAll('main > section'))s.hidden=s.id!==id;const h=document.querySelector('#'+id+' h1');if(h){h.tabIndex=-1;h.focus();}}
 function onNewPassword(id,busy,run){const f=document.getElementById(id),msg=document.getElementById('msg'),go=document.getElementById('go');
 f.addEventListener('submit',async e=>{e.preventDefault();const pw=document.getElementById('pw').value;
-const weak=weakness(pw,f.dataset.email);if(weak){msg.className='error';msg.textContent=weak;return;}
+const weak=checkPassword(pw,f.dataset.email);if(weak){msg.className='error';msg.textContent=weak;return;}
 if(pw!==document.getElementById('pw2').value){msg.className='error';msg.textContent='The two passwords differ. Type the same password twice.';return;}
 go.disabled=true;msg.className='';msg.textContent=busy;
 try{await run(f,pw);}catch(err){go.disabled=false;msg.className='error';msg.textContent=err&&typeof err.say==='string'?err.say:sentence(err);}});}

@@ -1,3 +1,4 @@
+import { PASSWORD_MIN_LENGTH } from '@tessera/protocol';
 import { escapeHtml } from './html.js';
 
 // The pieces of the pages' HTML. Each dead end names a way forward; each success names the next step.
@@ -43,7 +44,7 @@ export function newPasswordForm(id: string, data: Record<string, string>, button
   const attrs = Object.entries(data).map(([k, v]) => ` data-${k}="${escapeHtml(v)}"`).join('');
   return `<form id="${id}" novalidate${attrs}>
 <label for="pw">New password</label><input id="pw" type="password" autocomplete="new-password" required aria-describedby="pw-rule">
-<p id="pw-rule" class="hint">At least 8 characters, and not your email address.</p>
+<p id="pw-rule" class="hint">At least ${PASSWORD_MIN_LENGTH} characters, and not your email address.</p>
 <label for="pw2">Repeat it</label><input id="pw2" type="password" autocomplete="new-password" required>
 <button id="go" type="submit">${escapeHtml(button)}</button><p id="msg" role="status" aria-live="polite"></p></form>`;
 }

@@ -172,7 +172,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
     .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);
-  const pages = createPagesDomain({ confirmations: emails.service, allowedOrigins });
+  const pages = createPagesDomain({ confirmations: emails.service, resetLinks: passwords.service, setupLinks: accounts.setupLinks, allowedOrigins, publicUrl: publicUrl.origin });
   const misc = createMiscDomain();
   const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, accounts, passwords, pages, misc];
   const { strategies } = composeDomains(domains, lifecycle);

@@ -43,10 +43,11 @@ export interface AccountsDomainDeps extends Omit<AccountsDeps, 'unblockCodes'> {
 
 const DAY_MS = 86_400_000;
 
-export function createAccountsDomain(deps: AccountsDomainDeps): Domain<AccountsService> {
+/** The accounts domain, and the setup links' state for the page they open (GET /finish_setup). */
+export function createAccountsDomain(deps: AccountsDomainDeps): Domain<AccountsService> & { setupLinks: Pick<AccountSetupService, 'setupLinkStatus'> } {
   const unblockCodes = new UnblockCodes({ ...deps, lifetimeMs: deps.unblockCodeLifetimeMs });
   const accounts = new AccountsService({ ...deps, unblockCodes });
   const setup = new AccountSetupService({ ...deps, accessTokenTtlMs: DAY_MS, setupTokenTtlMs: 30 * DAY_MS });
   // No hooks: the account core's own rows go last, in AccountRecords.deleteAccount.
-  return { name: 'accounts', service: accounts, routes: routesOf(accountRoutes, { accounts, setup, unblockCodes }) };
+  return { name: 'accounts', service: accounts, routes: routesOf(accountRoutes, { accounts, setup, unblockCodes }), setupLinks: setup };
 }

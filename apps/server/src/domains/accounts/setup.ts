@@ -148,17 +148,32 @@ export class AccountSetupService {
     return { uid, sessionToken: data };
   }
 
+  /** The account uid a setup token names, or null when it is forged, of another type or expired. */
+  private async setupTokenUid(token: string): Promise<string | null> {
+    try {
+      const { payload, protectedHeader } = await jwtVerify(token, this.key, { issuer: this.deps.issuer, algorithms: ['HS256'], currentDate: new Date(this.deps.clock.now()) });
+      return protectedHeader.typ === SETUP_TOKEN_TYPE && typeof payload.uid === 'string' ? payload.uid : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * What GET /finish_setup shows, read only: `ready` (the form), `used` (the account has its
+   * password: sign in) or `invalid` (forged, expired, or the account is gone).
+   */
+  async setupLinkStatus(token: string): Promise<'ready' | 'used' | 'invalid'> {
+    const uid = await this.setupTokenUid(token);
+    const account = uid === null ? undefined : await this.deps.records.find(this.deps.db, uid);
+    if (!account) return 'invalid';
+    return account.verifierSetAt > 0 ? 'used' : 'ready';
+  }
+
   /** POST /account/finish_setup, with the emailed setup token: the email is proven by the link. */
   async finishSetup(token: string, input: PasswordInput, ctx: RequestContext) {
-    const { db, clock } = this.deps;
-    let uid: string;
-    try {
-      const { payload, protectedHeader } = await jwtVerify(token, this.key, { issuer: this.deps.issuer, algorithms: ['HS256'], currentDate: new Date(clock.now()) });
-      if (protectedHeader.typ !== SETUP_TOKEN_TYPE || typeof payload.uid !== 'string') throw new Error('wrong token type');
-      uid = payload.uid;
-    } catch {
-      throw appError('INVALID_TOKEN', { detail: 'Invalid or expired setup token' });
-    }
+    const { db } = this.deps;
+    const uid = await this.setupTokenUid(token);
+    if (uid === null) throw appError('INVALID_TOKEN', { detail: 'Invalid or expired setup token' });
     const account = await this.deps.records.find(db, uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'Invalid or expired setup token' });
     const used = () => appError('INVALID_TOKEN', { detail: 'Setup token already used' });

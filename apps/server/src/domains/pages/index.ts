@@ -1,10 +1,9 @@
 import { routesOf, type Domain } from '../../domain.js';
-import type { Confirmations } from '../emails/index.js';
-import { pageRoutes } from './routes.js';
+import { pageRoutes, type PageDeps } from './routes.js';
 
 // The pages domain: where emailed links land (/verify_email, /complete_reset_password) until the
 // account web app serves them.
 
-export function createPagesDomain(deps: { confirmations: Confirmations; allowedOrigins: string[] }): Domain<null> {
+export function createPagesDomain(deps: PageDeps): Domain<null> {
   return { name: 'pages', service: null, rootRoutes: routesOf(pageRoutes, deps) };
 }

@@ -194,6 +194,22 @@ export class PasswordsService {
     return this.forgotReply(token);
   }
 
+  /**
+   * What GET /complete_reset_password shows: the seconds left on the link's forgot token, or null
+   * when the link was used, replaced by a newer one, ran out of tries or expired. Reads only:
+   * opening the page (or a mail scanner fetching it) spends no try, and the code is not checked
+   * here, so the page gives no way round the tries of /password/forgot/verify_code. The address is
+   * the account's own: the page stretches the new password with it (onepw's v1 salt), so an address
+   * edited in the link cannot leave a password that its owner's email does not open.
+   */
+  async resetLinkStatus(tokenData: string): Promise<{ ttl: number; email: string } | null> {
+    const token = await this.deps.tokens.findPasswordForgotTokenByData(this.deps.db, tokenData);
+    if (!token || token.tries <= 0) return null;
+    const { ttl } = this.forgotReply(token);
+    const account = ttl > 0 ? await this.deps.records.find(this.deps.db, token.uid) : undefined;
+    return account ? { ttl, email: account.email } : null;
+  }
+
   /** GET /password/forgot/status. */
   forgotStatus(token: PasswordForgotToken) {
     const { ttl, tries } = this.forgotReply(token);

@@ -1,4 +1,4 @@
-import { createKeyBundle, type TokenType } from '@tessera/protocol';
+import { createKeyBundle, deriveTokenKeys, type TokenType } from '@tessera/protocol';
 import type { TokenSecrets } from '../../crypto/token-secrets.js';
 import { mintToken } from '../../crypto/tokens.js';
 import type { Executor } from '../../storage/executor.js';
@@ -69,6 +69,15 @@ export class TokensService {
     };
     await store.replacePasswordForgotToken(db, token);
     return { data: minted.data, token };
+  }
+
+  /**
+   * The forgot token whose data an emailed reset link carries (the reset page reads its state when
+   * it opens, without spending a try), or null when none is stored for it.
+   */
+  findPasswordForgotTokenByData(db: Executor, tokenData: string): Promise<PasswordForgotToken | null> {
+    const { tokenId } = deriveTokenKeys('passwordForgotToken', tokenData);
+    return store.findPasswordForgotToken(db, this.secrets.handle('passwordForgotToken', tokenId));
   }
 
   /** Spends one try of a forgot token atomically; the tries left, or null when none were left. */

@@ -34,15 +34,25 @@ export interface MailContent {
   paragraphs: string[];
   code?: { value: string; minutes?: number };
   action?: { label: string; url: string };
+  /**
+   * Whom the footer addresses: the holder of an `account` (default: "change your password" if this
+   * was not you), the `address` of a sign-up or a stub that may not be theirs (nothing to change;
+   * the body says to ignore it), or a `deleted` account (no password left; the body says what to do).
+   */
+  footer?: 'account' | 'address' | 'deleted';
 }
 
+const expiry = (t: Translate, minutes: number) => (minutes === 1 ? t('code.expiresOne') : t('code.expires', { minutes }));
+
 export function renderParts(content: MailContent, t: Translate, to: string): { text: string; html: string } {
-  const footer = [t('footer.why', { email: to }), t('footer.notYou')];
+  const footer = content.footer === 'address' ? [t('footer.whyAddress', { email: to })]
+    : content.footer === 'deleted' ? [t('footer.why', { email: to })]
+    : [t('footer.why', { email: to }), t('footer.notYou')];
   const text = [
     content.heading,
     '',
     ...content.paragraphs.flatMap((p) => [p, '']),
-    ...(content.code ? [`${t('code.label')}: ${content.code.value}`, ...(content.code.minutes ? [t('code.expires', { minutes: content.code.minutes })] : []), ''] : []),
+    ...(content.code ? [`${t('code.label')}: ${content.code.value}`, ...(content.code.minutes ? [expiry(t, content.code.minutes)] : []), ''] : []),
     ...(content.action ? [`${content.action.label}: ${content.action.url}`, ''] : []),
     '--',
     ...footer,
@@ -58,7 +68,7 @@ export function renderParts(content: MailContent, t: Translate, to: string): { t
     content.code
       ? `<p style="margin:0 0 8px;font:14px system-ui,sans-serif;color:#5b5b66">${escapeHtml(t('code.label'))}</p>` +
         `<p style="margin:0 0 16px;font:700 28px/1.2 ui-monospace,monospace;letter-spacing:4px;color:#20123a">${escapeHtml(content.code.value)}</p>` +
-        (content.code.minutes ? p(t('code.expires', { minutes: content.code.minutes })) : '')
+        (content.code.minutes ? p(expiry(t, content.code.minutes)) : '')
       : '',
     content.action
       ? `<p style="margin:24px 0"><a href="${escapeHtml(content.action.url)}" style="display:inline-block;padding:12px 20px;background:#0060df;color:#fff;border-radius:4px;font:600 16px system-ui,sans-serif;text-decoration:none">${escapeHtml(content.action.label)}</a></p>`

@@ -23,13 +23,13 @@ const define = <D>(t: Template<D>) => t;
 export const TEMPLATES = {
   verify: define<LinkData & { code: string }>({
     sentWhen: 'Sign-up (and sign-in to an unconfirmed account) with verificationMethod `email` or none, and `/recovery_email/resend_code`: a link that confirms the address.',
-    content: (t, d) => ({ subject: t('verify.subject'), heading: t('verify.heading'), paragraphs: [t('verify.body')], action: { label: t('verify.action'), url: d.link } }),
+    content: (t, d) => ({ subject: t('verify.subject'), heading: t('verify.heading'), paragraphs: [t('verify.body')], action: { label: t('verify.action'), url: d.link }, footer: 'address' }),
     headers: (d) => ({ 'X-Tessera-Link': d.link, 'X-Tessera-Code': d.code }),
     code: (d) => d.code,
   }),
   verifyShortCode: define<CodeData>({
     sentWhen: 'Sign-up (and sign-in to an unconfirmed account) with verificationMethod `email-otp`, and `/session/resend_code` while the address is unconfirmed: a 6-digit code for `/session/verify_code`.',
-    content: (t, d) => ({ subject: t('verifyShortCode.subject', { code: d.code }), heading: t('verifyShortCode.heading'), paragraphs: [t('verifyShortCode.body')], code: { value: d.code, minutes: d.minutes } }),
+    content: (t, d) => ({ subject: t('verifyShortCode.subject', { code: d.code }), heading: t('verifyShortCode.heading'), paragraphs: [t('verifyShortCode.body')], code: { value: d.code, minutes: d.minutes }, footer: 'address' }),
     headers: (d) => ({ 'X-Tessera-Code': d.code }),
     code: (d) => d.code,
   }),
@@ -59,7 +59,9 @@ export const TEMPLATES = {
   recoveryEmail: define<Partial<LinkData> & CodeData>({
     sentWhen: '`POST /password/forgot/send_code`: the reset code and a link to the reset page carrying it; `/resend_code`: a new code for the token the client holds (no link).',
     content: (t, d) => ({
-      subject: t('recoveryEmail.subject'), heading: t('recoveryEmail.heading'), paragraphs: [t('recoveryEmail.body')],
+      subject: t('recoveryEmail.subject'), heading: t('recoveryEmail.heading'),
+      // A resent code comes without a link: the first sentence must not speak of one.
+      paragraphs: [t(d.link ? 'recoveryEmail.body' : 'recoveryEmail.bodyCodeOnly'), t('recoveryEmail.keys')],
       code: { value: d.code, minutes: d.minutes }, ...(d.link ? { action: { label: t('recoveryEmail.action'), url: d.link } } : {}),
     }),
     headers: (d) => ({ ...(d.link ? { 'X-Tessera-Link': d.link } : {}), 'X-Tessera-Code': d.code }),
@@ -73,7 +75,7 @@ export const TEMPLATES = {
   }),
   finishSetup: define<LinkData>({
     sentWhen: '`POST /account/stub` with `wantsSetupToken`: a link to the page where the person chooses the first password of the account made for them (the setup token travels only in this link).',
-    content: (t, d) => ({ subject: t('finishSetup.subject'), heading: t('finishSetup.heading'), paragraphs: [t('finishSetup.body')], action: { label: t('finishSetup.action'), url: d.link } }),
+    content: (t, d) => ({ subject: t('finishSetup.subject'), heading: t('finishSetup.heading'), paragraphs: [t('finishSetup.body')], action: { label: t('finishSetup.action'), url: d.link }, footer: 'address' }),
     headers: (d) => ({ 'X-Tessera-Link': d.link }),
   }),
   passwordChanged: define<TimeData>({
@@ -88,7 +90,7 @@ export const TEMPLATES = {
   }),
   accountDeleted: define<TimeData>({
     sentWhen: 'After `/account/destroy`: the account is gone, so this notice stands in for its security events. Its delivery failing does not fail the deletion.',
-    content: (t, d) => ({ subject: t('accountDeleted.subject'), heading: t('accountDeleted.heading'), paragraphs: [t('accountDeleted.body', { time: d.time }), t('accountDeleted.notYou')] }),
+    content: (t, d) => ({ subject: t('accountDeleted.subject'), heading: t('accountDeleted.heading'), paragraphs: [t('accountDeleted.body', { time: d.time }), t('accountDeleted.notYou')], footer: 'deleted' }),
     headers: () => ({}),
   }),
 } as const;

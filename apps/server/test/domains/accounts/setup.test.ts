@@ -68,6 +68,27 @@ describe.each(httpDialects())('stub accounts and account setup (%s)', (dialect) 
     await expectError(t.client.accountFinishSetup({ token: forged, authPW: creds.authPW }), 'INVALID_TOKEN', 401);
   });
 
+  it('GET /finish_setup checks the link as it opens: the form, already used, or no longer works (issue 10)', async () => {
+    const email = newEmail('setup-page');
+    const since = t.mail.messages.length;
+    await t.client.accountStub({ email, clientId, clientSecret, wantsSetupToken: true });
+    const link = new URL((await t.mail.waitFor(email, 'finishSetup', since)).link!);
+    const ready = await fetch(link);
+    expect(ready.status).toBe(200);
+    expect(await ready.text()).toContain('id="setup"');
+    const token = link.searchParams.get('token')!;
+    const forged = new URL(link);
+    forged.searchParams.set('token', token.slice(0, -4) + (token.endsWith('AAAA') ? 'BBBB' : 'AAAA'));
+    const invalid = await fetch(forged);
+    expect(invalid.status).toBe(400);
+    expect(await invalid.text()).toContain('This link no longer works');
+    await t.client.accountFinishSetup({ token, authPW: (await stretchV1(email, 'setup password')).authPW });
+    const used = await (await fetch(link)).text();
+    expect(used).toContain('Your account already has a password');
+    expect(used).not.toContain('id="setup"');
+    expect(used).toContain(`signin ${email}`);
+  });
+
   it('refuses unknown, unlisted and public clients (162) and a wrong or missing secret (171, 108)', async () => {
     await expectError(t.client.accountStub({ email: newEmail(), clientId: 'ffffffffffffffff', clientSecret }), 'UNKNOWN_CLIENT_ID', 400);
     await expectError(t.client.accountStub({ email: newEmail(), clientId: unlistedId, clientSecret }), 'UNKNOWN_CLIENT_ID', 400);

@@ -3,31 +3,33 @@
 export const en = {
   'brand': 'Tessera',
   'footer.why': 'You received this email because of activity on your Tessera account {email}.',
+  'footer.whyAddress': 'You received this email because your address, {email}, was given to Tessera for an account.',
   'footer.notYou': 'If this wasn’t you, change your password right away.',
   'code.label': 'Your code',
   'code.expires': 'This code expires in {minutes} minutes.',
+  'code.expiresOne': 'This code expires in 1 minute.',
 
   'verify.subject': 'Confirm your email address',
   'verify.heading': 'Confirm your email to finish creating your account',
-  'verify.body': 'Confirm this address to activate your account and to sync your data.',
+  'verify.body': 'Confirm that this address is yours to finish creating your Tessera account. If you did not create an account, ignore this email.',
   'verify.action': 'Confirm email',
 
   'verifyShortCode.subject': 'Your account confirmation code: {code}',
   'verifyShortCode.heading': 'Confirm your email',
-  'verifyShortCode.body': 'Enter this code where you created your account to confirm this address.',
+  'verifyShortCode.body': 'Enter this code where you created your Tessera account to confirm this address. If you did not create an account, ignore this email.',
 
   'verifyLogin.subject': 'Confirm your sign-in',
   'verifyLogin.heading': 'Was that you signing in?',
-  'verifyLogin.body': 'A new sign-in to your account needs your confirmation ({device}).',
+  'verifyLogin.body': 'A new sign-in to your Tessera account from {device} is waiting for your confirmation. Confirm it only if it was you.',
   'verifyLogin.action': 'Confirm sign-in',
 
   'verifyLoginCode.subject': 'Sign-in code: {code}',
   'verifyLoginCode.heading': 'Confirm your sign-in',
-  'verifyLoginCode.body': 'Enter this code to confirm the sign-in from {device}.',
+  'verifyLoginCode.body': 'Enter this code to confirm the sign-in to your Tessera account from {device}.',
 
   'newDeviceLogin.subject': 'New sign-in to your account',
-  'newDeviceLogin.heading': 'Your account was just signed in to',
-  'newDeviceLogin.body': 'Sign-in from {device} at {time} (UTC).',
+  'newDeviceLogin.heading': 'A new device signed in to your account',
+  'newDeviceLogin.body': 'Your Tessera account was signed in from {device} at {time} (UTC). If that was you, there is nothing to do.',
 
   'passwordForgotOtp.subject': 'Your password reset code: {code}',
   'passwordForgotOtp.heading': 'Reset your password',
@@ -35,7 +37,9 @@ export const en = {
 
   'recoveryEmail.subject': 'Reset your password',
   'recoveryEmail.heading': 'You asked to reset your password',
-  'recoveryEmail.body': 'Open the link to choose a new password, or enter the code where you asked for it. Resetting without a recovery key erases data that only your password protected.',
+  'recoveryEmail.body': 'Open the link to choose a new password, or enter the code where you asked for the reset.',
+  'recoveryEmail.bodyCodeOnly': 'Enter this code where you asked for the reset to choose a new password.',
+  'recoveryEmail.keys': 'A reset replaces your encryption keys: data that only your old password protected cannot be read any more. If you did not ask for a reset, ignore this email and your password stays as it is.',
   'recoveryEmail.action': 'Reset password',
 
   'unblockCode.subject': 'Your sign-in unblock code: {code}',
@@ -44,21 +48,21 @@ export const en = {
   'unblockCode.notYou': 'If this is not you, someone may know or be guessing your password: do not share the code, and change your password.',
 
   'finishSetup.subject': 'Finish setting up your account',
-  'finishSetup.heading': 'An account was created for this address',
+  'finishSetup.heading': 'A Tessera account was created for this address',
   'finishSetup.body': 'Choose a password to finish setting it up. If you did not ask for an account, ignore this email: nothing happens without your password.',
   'finishSetup.action': 'Choose a password',
 
   'passwordChanged.subject': 'Your password has been changed',
   'passwordChanged.heading': 'Password changed',
-  'passwordChanged.body': 'The password of your account was changed at {time} (UTC). Your other devices were signed out.',
+  'passwordChanged.body': 'The password of your Tessera account was changed at {time} (UTC). Your other devices were signed out.',
 
   'passwordReset.subject': 'Your password has been reset',
   'passwordReset.heading': 'Password reset',
-  'passwordReset.body': 'The password of your account was reset at {time} (UTC). All your devices were signed out.',
+  'passwordReset.body': 'The password of your Tessera account was reset at {time} (UTC). All your devices were signed out: sign in again with the new password.',
 
   'accountDeleted.subject': 'Your account has been deleted',
   'accountDeleted.heading': 'Account deleted',
-  'accountDeleted.body': 'Your account and everything stored with it were deleted at {time} (UTC), from a signed-in session that gave the account password. This cannot be undone.',
+  'accountDeleted.body': 'Your Tessera account and everything stored with it were deleted at {time} (UTC), from a signed-in session that gave the account password. This cannot be undone.',
   'accountDeleted.notYou': 'If you did not delete it, someone knew your password: change it wherever else you use it. This address is free again for a new account.',
 } as const;
 

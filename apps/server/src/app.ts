@@ -9,6 +9,7 @@ import { ScryptPool } from './crypto/scrypt-pool.js';
 import { TokenSecrets } from './crypto/token-secrets.js';
 import { AccountLifecycle, composeDomains, type Domain } from './domain.js';
 import { createAccountRecords, createAccountsDomain, type AccountRecords, type AccountsService } from './domains/accounts/index.js';
+import { createDevicesDomain, type DevicesService } from './domains/devices/index.js';
 import { createCustomsDomain, installRateLimits, rulesInForce } from './domains/customs/index.js';
 import { bounceLog, createEmailsDomain, type Confirmations } from './domains/emails/index.js';
 import { createKeysDomain, loadSigningKey, type SigningKey } from './domains/keys/index.js';
@@ -55,6 +56,7 @@ export interface AppServices {
   accounts: AccountsService;
   passwords: PasswordsService;
   securityEvents: SecurityEventsService;
+  devices: DevicesService;
 }
 
 export interface App {
@@ -170,11 +172,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     db, clock, scrypt, mailer, records, accounts: accounts.service, sessions: sessions.service, tokens: tokens.service,
     config: config.tokens, secret: authSecret, resetLink: link('/complete_reset_password'), securityEvents: securityEvents.service,
   });
+  const devices = createDevicesDomain({ db, clock, sessions: sessions.service, pushAllowedHosts: config.devices.pushAllowedHosts });
   const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
     .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);
   const pages = createPagesDomain({ confirmations: emails.service, allowedOrigins });
   const misc = createMiscDomain();
-  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, accounts, passwords, pages, misc];
+  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, accounts, passwords, devices, pages, misc];
   const { strategies } = composeDomains(domains, lifecycle);
 
   installJsonParser(server);
@@ -248,6 +251,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     services: {
       records, oauth: oauth.service, sessions: sessions.service, tokens: tokens.service, emails: emails.service,
       accounts: accounts.service, passwords: passwords.service, securityEvents: securityEvents.service,
+      devices: devices.service,
     },
     async close() {
       await server.close();

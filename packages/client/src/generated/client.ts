@@ -305,6 +305,91 @@ export interface OperationErrors {
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
+  accountDevice:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'DEVICE_UNKNOWN'
+    | 'DEVICE_CONFLICT'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountDevices:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountDeviceDestroy:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'DEVICE_UNKNOWN'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountAttachedClients:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountAttachedClientDestroy:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'DEVICE_UNKNOWN'
+    | 'SESSION_UNVERIFIED'
+    | 'REFRESH_TOKEN_UNKNOWN'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountSessions:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
   recoveryEmailStatus:
     | 'INVALID_REQUEST_SIGNATURE'
     | 'INVALID_TOKEN'
@@ -1040,6 +1125,163 @@ export class TesseraClient {
   ): Promise<Reply<'/v1/session/reauth', 'post'>> {
     return this.transport.request({
       method: 'POST', path: '/session/reauth', body, query,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Register or update the session's device.
+   *
+   * Without `id`, registers a device on the calling session (at least one of `name`, `type`,
+   * `pushCallback`); a session has one device, so a second registration is 400/124 with the
+   * `deviceId` it has. With `id` (the session's own device), updates what is sent (at least one
+   * field besides `id`); naming another device is 124 when the session has one, else 400/123. A
+   * `pushCallback` sent without `pushPublicKey` and `pushAuthKey` sets both keys to empty; a new
+   * push endpoint or key pair clears `pushEndpointExpired`. The public key must be an uncompressed
+   * P-256 point (65 bytes) and the auth secret 16 bytes. `availableCommands`, when sent, replaces
+   * the device's list.
+   *
+   * `POST /v1/account/device`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), DEVICE_UNKNOWN (123),
+   * DEVICE_CONFLICT (124), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountDevice(sessionToken);
+   */
+  accountDevice(
+    sessionToken: string,
+    body: Body<'/v1/account/device', 'post'> = {},
+  ): Promise<Reply<'/v1/account/device', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/device', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * The account's devices.
+   *
+   * Every device registered on a session of the account, most recently used first.
+   *
+   * `GET /v1/account/devices`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountDevices(sessionToken);
+   */
+  accountDevices(
+    sessionToken: string,
+    query?: Query<'/v1/account/devices', 'get'>,
+  ): Promise<Reply<'/v1/account/devices', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/account/devices', query,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Remove a device and sign it out.
+   *
+   * Deletes one of the account's devices and ends the session it is registered on. Needs a
+   * confirmed session (an unconfirmed one gets 400/138).
+   *
+   * `POST /v1/account/device/destroy`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), DEVICE_UNKNOWN (123),
+   * SESSION_UNVERIFIED (138), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountDeviceDestroy(sessionToken, { id });
+   */
+  accountDeviceDestroy(
+    sessionToken: string,
+    body: Body<'/v1/account/device/destroy', 'post'>,
+  ): Promise<Reply<'/v1/account/device/destroy', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/device/destroy', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Everything signed in to the account.
+   *
+   * One entry per session (with the device registered on it, if any), most recently used first, at
+   * most 500. Every key is present; what does not apply is null. Sessions are named by their
+   * handle, never by a token id.
+   *
+   * `GET /v1/account/attached_clients`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountAttachedClients(sessionToken);
+   */
+  accountAttachedClients(
+    sessionToken: string,
+    query?: Query<'/v1/account/attached_clients', 'get'>,
+  ): Promise<Reply<'/v1/account/attached_clients', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/account/attached_clients', query,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Sign out an attached client.
+   *
+   * With `deviceId`, removes the device and ends its session; with `sessionTokenId` (a handle from
+   * /account/attached_clients, or a token id), ends that session and removes its device. Both
+   * together must name the same client. Refresh tokens (`refreshTokenId`, `clientId`) come with the
+   * OAuth server: none exist yet, so a `refreshTokenId` is 400/182. Needs a confirmed session.
+   *
+   * `POST /v1/account/attached_client/destroy`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), DEVICE_UNKNOWN (123),
+   * SESSION_UNVERIFIED (138), REFRESH_TOKEN_UNKNOWN (182), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountAttachedClientDestroy(sessionToken);
+   */
+  accountAttachedClientDestroy(
+    sessionToken: string,
+    body: Body<'/v1/account/attached_client/destroy', 'post'> = {},
+  ): Promise<Reply<'/v1/account/attached_client/destroy', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/attached_client/destroy', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * The account's sessions (deprecated).
+   *
+   * Deprecated: use GET /account/attached_clients. Each session of the account by its handle, with
+   * the device registered on it.
+   *
+   * `GET /v1/account/sessions`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.accountSessions(sessionToken);
+   */
+  accountSessions(sessionToken: string): Promise<Reply<'/v1/account/sessions', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/account/sessions',
       token: { type: 'sessionToken', value: sessionToken },
     });
   }

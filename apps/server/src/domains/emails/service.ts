@@ -119,7 +119,7 @@ export class Confirmations implements SigninConfirmations {
     if (!session.tokenVerificationId && account.emailVerified) return { notice: false };
     const now = clock.now();
     await records.checkCodeBudget(db, account.uid, now);
-    const result = await sessions.checkCode(db, { secret, sessionId: session.id, code, now, maxFailures: this.deps.codeFailuresPerSession });
+    const result = await sessions.checkCode(db, { secret, uid: session.uid, sessionId: session.id, code, now, maxFailures: this.deps.codeFailuresPerSession });
     if (result === 'expired') throw appError('EXPIRED_TOKEN_VERIFICATION_CODE');
     if (result === 'none') throw appError('INVALID_EXPIRED_OTP_CODE', {}, 'Invalid or expired confirmation code: request a new code');
     if (result === 'wrong' || result === 'spent') await records.recordCodeFailure(db, account.uid, now);

@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import { appError } from '@tessera/errors';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import { isUniqueViolation } from '../../storage/db.js';
+import type { Executor } from '../../storage/executor.js';
+import type { Database } from '../../storage/schema.js';
+import type { Session, SessionsService } from '../sessions/index.js';
+import { mergeAttachedClients, sessionEntries, userAgentOf } from './attached-clients.js';
+import { pushCallbackProblem, type PushHost } from './push-hosts.js';
+import { checkPushKeys } from './rules.js';
+import {
+  deleteDevice, deleteDeviceOfSession, deleteOtherDevices, findDevice, findDeviceOfSession, insertDevice, listDevices, moveDevice, updateDevice,
+  type Device,
+} from './store.js';
+
+export interface DevicesDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  sessions: SessionsService;
+  pushAllowedHosts: readonly PushHost[];
+}
+
+/** POST /account/device: what the client sends (validated by the route's schema). */
+export interface DeviceInput {
+  id?: string | undefined;
+  name?: string | undefined;
+  type?: string | undefined;
+  pushCallback?: string | undefined;
+  pushPublicKey?: string | undefined;
+  pushAuthKey?: string | undefined;
+  availableCommands?: Record<string, string> | undefined;
+}
+
+/** A device as the device routes show it. */
+export function deviceReply(d: Device) {
+  return {
+    id: d.id,
+    createdAt: d.createdAt,
+    name: d.name,
+    type: d.type,
+    pushCallback: d.pushCallback,
+    pushPublicKey: d.pushPublicKey,
+    pushAuthKey: d.pushAuthKey,
+    pushEndpointExpired: d.pushEndpointExpired,
+    availableCommands: d.availableCommands,
+  };
+}
+
+function invalid(key: string, message: string): never {
+  throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: [key], rule: 'push-host', message } }, `Invalid parameter in request body: ${message}`);
+}
+
+export class DevicesService {
+  constructor(private readonly deps: DevicesDeps) {}
+
+  /** The input applied to a device: a new push tuple clears pushEndpointExpired (spec 1 §4). */
+  private apply(device: Device, input: DeviceInput): Device {
+    const next = { ...device };
+    if (input.name !== undefined) next.name = input.name;
+    if (input.type !== undefined) next.type = input.type;
+    if (input.availableCommands !== undefined) next.availableCommands = input.availableCommands;
+    if (input.pushCallback !== undefined) {
+      if (input.pushCallback !== '') {
+        const problem = pushCallbackProblem(input.pushCallback, this.deps.pushAllowedHosts);
+        if (problem) invalid('pushCallback', problem);
+      }
+      // A callback sent without its key pair resets both keys to empty (spec 1 §5).
+      const publicKey = input.pushPublicKey ?? '';
+      const authKey = input.pushAuthKey ?? '';
+      checkPushKeys(publicKey, authKey);
+      if (input.pushCallback !== device.pushCallback || publicKey !== device.pushPublicKey || authKey !== device.pushAuthKey) {
+        next.pushCallback = input.pushCallback;
+        next.pushPublicKey = publicKey;
+        next.pushAuthKey = authKey;
+        next.pushEndpointExpired = false;
+      }
+    }
+    return next;
+  }
+
+  /**
+   * POST /account/device: registers the calling session's device (no `id`) or updates it. A
+   * session has at most one device: registering a second is 124, and so is naming another device
+   * while the session has one; naming a device the session does not have is 123.
+   */
+  async register(session: Session, input: DeviceInput) {
+    const { db, clock, sessions } = this.deps;
+    const own = await findDeviceOfSession(db, session.id);
+    if (input.id === undefined) {
+      if (own) throw appError('DEVICE_CONFLICT', { deviceId: own.id });
+      const blank: Device = {
+        uid: session.uid, id: randomBytes(16).toString('hex'), sessionId: session.id, name: null, type: null, createdAt: clock.now(),
+        pushCallback: null, pushPublicKey: null, pushAuthKey: null, pushEndpointExpired: false, availableCommands: {},
+      };
+      const device = this.apply(blank, input);
+      try {
+        await db.transaction().execute(async (trx) => {
+          await insertDevice(trx, device);
+          await sessions.setHasDevice(trx, session.id, true);
+        });
+      } catch (err) {
+        // Two registrations from one session at once: the unique session index lets one through.
+        if (!isUniqueViolation(err)) throw err;
+        const winner = await findDeviceOfSession(db, session.id);
+        throw appError('DEVICE_CONFLICT', winner ? { deviceId: winner.id } : {});
+      }
+      return deviceReply(device);
+    }
+    const id = input.id.toLowerCase();
+    if (!own || own.id !== id) {
+      if (own) throw appError('DEVICE_CONFLICT', { deviceId: own.id });
+      throw appError('DEVICE_UNKNOWN');
+    }
+    const device = this.apply(own, input);
+    await updateDevice(db, device);
+    return deviceReply(device);
+  }
+
+  /** GET /account/devices: the account's devices, most recently used first. */
+  async list(session: Session, idleSince: number | undefined) {
+    const { db, sessions } = this.deps;
+    const [all, devices] = await Promise.all([sessions.listOf(db, session.uid), listDevices(db, session.uid)]);
+    const bySession = new Map(all.map((s) => [s.id, s]));
+    return devices
+      .map((d) => {
+        const s = d.sessionId ? bySession.get(d.sessionId) : undefined;
+        return {
+          ...deviceReply(d),
+          type: d.type ?? s?.ua.deviceType ?? null,
+          isCurrentDevice: d.sessionId === session.id,
+          lastAccessTime: s?.lastAccessTime ?? d.createdAt,
+          location: {},
+        };
+      })
+      .filter((d) => d.isCurrentDevice || idleSince === undefined || d.lastAccessTime >= idleSince)
+      .sort((a, b) => b.lastAccessTime - a.lastAccessTime)
+      .map(({ createdAt: _createdAt, ...d }) => d);
+  }
+
+  /** POST /account/device/destroy: the device goes, and the session it is registered on. */
+  async destroy(session: Session, id: string): Promise<void> {
+    const { db } = this.deps;
+    const device = await findDevice(db, session.uid, id.toLowerCase());
+    if (!device) throw appError('DEVICE_UNKNOWN');
+    await db.transaction().execute(async (trx) => {
+      await deleteDevice(trx, device.uid, device.id);
+      if (device.sessionId) await this.deps.sessions.delete(trx, { id: device.sessionId, uid: device.uid });
+    });
+  }
+
+  /** GET /account/attached_clients. */
+  async attachedClients(session: Session, idleSince: number | undefined) {
+    const { db, sessions } = this.deps;
+    const [all, devices] = await Promise.all([sessions.listOf(db, session.uid), listDevices(db, session.uid)]);
+    return mergeAttachedClients([sessionEntries(all, devices, session.id)], idleSince);
+  }
+
+  /**
+   * POST /account/attached_client/destroy: by device id (the device and its session go), or by
+   * session (its id or handle; its device goes with it). Identifiers that name different clients
+   * are refused rather than guessed between.
+   */
+  async destroyAttachedClient(session: Session, input: { deviceId?: string | undefined; sessionTokenId?: string | undefined; refreshTokenId?: string | undefined; clientId?: string | undefined }): Promise<void> {
+    const { db, sessions } = this.deps;
+    const named = input.sessionTokenId ? await sessions.findNamed(db, session.uid, input.sessionTokenId) : null;
+    if (input.sessionTokenId && !named) throw appError('INVALID_TOKEN', { detail: 'Unknown session' });
+    if (input.deviceId) {
+      const device = await findDevice(db, session.uid, input.deviceId.toLowerCase());
+      if (!device) throw appError('DEVICE_UNKNOWN');
+      if (named && device.sessionId !== named.id) {
+        throw appError('INVALID_PARAMETER', {
+          validation: { source: 'payload', keys: ['deviceId', 'sessionTokenId'], rule: 'same-client', message: 'deviceId and sessionTokenId name different clients' },
+        }, 'Invalid parameter in request body: deviceId and sessionTokenId name different clients');
+      }
+      return this.destroy(session, device.id);
+    }
+    if (named) {
+      await sessions.delete(db, named);
+      return;
+    }
+    // Refresh tokens are not issued yet (the OAuth server issue adds them as a third source): none
+    // can be named, and a client named alone holds none to revoke.
+    if (input.refreshTokenId) throw appError('REFRESH_TOKEN_UNKNOWN');
+  }
+
+  /** GET /account/sessions (deprecated): the account's sessions, each with its device. */
+  async sessionsList(session: Session) {
+    const { db, sessions } = this.deps;
+    const [all, devices] = await Promise.all([sessions.listOf(db, session.uid), listDevices(db, session.uid)]);
+    const bySession = new Map(devices.filter((d) => d.sessionId).map((d) => [d.sessionId!, d]));
+    return all.map((s) => {
+      const d = bySession.get(s.id);
+      return {
+        id: s.id,
+        createdTime: s.createdAt,
+        lastAccessTime: s.lastAccessTime,
+        userAgent: userAgentOf(s),
+        os: s.ua.os,
+        deviceType: d?.type ?? s.ua.deviceType,
+        isCurrentDevice: s.id === session.id,
+        isDevice: d !== undefined,
+        deviceId: d?.id ?? null,
+        deviceName: d?.name ?? null,
+        deviceAvailableCommands: d?.availableCommands ?? null,
+        location: {},
+      };
+    });
+  }
+
+  // ---- hooks
+
+  /** A session ended: its device goes with it. */
+  sessionEnded(db: Executor, sessionId: string): Promise<void> {
+    return deleteDeviceOfSession(db, sessionId);
+  }
+
+  /** Password changed: the caller's device moves to its new session; every other device goes. */
+  async passwordChanged(trx: Executor, uid: string, keep: { sessionTokenId: string | null; replaces?: string | null }): Promise<void> {
+    if (keep.sessionTokenId && keep.replaces && await moveDevice(trx, uid, keep.replaces, keep.sessionTokenId)) {
+      await this.deps.sessions.setHasDevice(trx, keep.sessionTokenId, true);
+    }
+    await deleteOtherDevices(trx, uid, keep.sessionTokenId);
+  }
+}

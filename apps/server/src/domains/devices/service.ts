@@ -8,17 +8,29 @@ import type { Database } from '../../storage/schema.js';
 import type { Session, SessionsService } from '../sessions/index.js';
 import { mergeAttachedClients, sessionEntries, userAgentOf } from './attached-clients.js';
 import { pushCallbackProblem, type PushHost } from './push-hosts.js';
+import { ACCOUNT_EVENT_TTL_SECONDS, pushEvents } from './push-events.js';
 import { checkPushKeys } from './rules.js';
 import {
-  deleteDevice, deleteDeviceOfSession, deleteOtherDevices, findDevice, findDeviceOfSession, insertDevice, listDevices, moveDevice, updateDevice,
+  deleteDevice, deleteDeviceOfSession, deleteOtherDevices, findDevice, findDeviceOfSession, insertDevice, listDevices, markPushEndpointExpired, moveDevice, updateDevice,
   type Device,
 } from './store.js';
+
+/** Where pushes go: a bounded queue outside the request (senders/push). */
+export interface Pusher {
+  enqueue(job: {
+    subscription: { endpoint: string; publicKey: string; authKey: string };
+    payload: Record<string, unknown>;
+    ttlSeconds: number;
+    onGone: () => Promise<void>;
+  }): boolean;
+}
 
 export interface DevicesDeps {
   db: Kysely<Database>;
   clock: Clock;
   sessions: SessionsService;
   pushAllowedHosts: readonly PushHost[];
+  push: Pusher;
 }
 
 /** POST /account/device: what the client sends (validated by the route's schema). */
@@ -53,6 +65,22 @@ function invalid(key: string, message: string): never {
 
 export class DevicesService {
   constructor(private readonly deps: DevicesDeps) {}
+
+  /**
+   * Queues one push per device that has a live endpoint; returns at once. A 404/410 from the push
+   * service flags the endpoint expired; other failures are logged by the queue.
+   */
+  pushTo(devices: Device[], payload: Record<string, unknown>, ttlSeconds: number): void {
+    for (const d of devices) {
+      if (!d.pushCallback || d.pushEndpointExpired) continue;
+      const endpoint = d.pushCallback;
+      this.deps.push.enqueue({
+        subscription: { endpoint, publicKey: d.pushPublicKey ?? '', authKey: d.pushAuthKey ?? '' },
+        payload, ttlSeconds,
+        onGone: () => markPushEndpointExpired(this.deps.db, d.uid, d.id, endpoint),
+      });
+    }
+  }
 
   /** The input applied to a device: a new push tuple clears pushEndpointExpired (spec 1 §4). */
   private apply(device: Device, input: DeviceInput): Device {
@@ -105,6 +133,8 @@ export class DevicesService {
         const winner = await findDeviceOfSession(db, session.id);
         throw appError('DEVICE_CONFLICT', winner ? { deviceId: winner.id } : {});
       }
+      const others = (await listDevices(db, session.uid)).filter((d) => d.id !== device.id);
+      this.pushTo(others, pushEvents.deviceConnected(device.name), ACCOUNT_EVENT_TTL_SECONDS);
       return deviceReply(device);
     }
     const id = input.id.toLowerCase();
@@ -147,6 +177,7 @@ export class DevicesService {
       await deleteDevice(trx, device.uid, device.id);
       if (device.sessionId) await this.deps.sessions.delete(trx, { id: device.sessionId, uid: device.uid });
     });
+    this.pushTo(await listDevices(db, device.uid), pushEvents.deviceDisconnected(device.id), ACCOUNT_EVENT_TTL_SECONDS);
   }
 
   /** GET /account/attached_clients. */
@@ -210,16 +241,43 @@ export class DevicesService {
 
   // ---- hooks
 
-  /** A session ended: its device goes with it. */
-  sessionEnded(db: Executor, sessionId: string): Promise<void> {
-    return deleteDeviceOfSession(db, sessionId);
+  // The hooks run inside the caller's transaction; their pushes are queued before it commits (a
+  // push cannot be taken back, and a rolled-back change is rare): devices then re-read the account.
+
+  /** A session ended: its device goes with it, and the account's other devices hear of it. */
+  async sessionEnded(db: Executor, uid: string, sessionId: string): Promise<void> {
+    const device = await findDeviceOfSession(db, sessionId);
+    if (!device) return;
+    await deleteDeviceOfSession(db, sessionId);
+    this.pushTo(await listDevices(db, uid), pushEvents.deviceDisconnected(device.id), ACCOUNT_EVENT_TTL_SECONDS);
   }
 
-  /** Password changed: the caller's device moves to its new session; every other device goes. */
+  /**
+   * Password changed: the caller's device moves to its new session; every other device goes, and
+   * is told (its session has ended).
+   */
   async passwordChanged(trx: Executor, uid: string, keep: { sessionTokenId: string | null; replaces?: string | null }): Promise<void> {
+    const before = await listDevices(trx, uid);
+    let kept: string | null = null;
     if (keep.sessionTokenId && keep.replaces && await moveDevice(trx, uid, keep.replaces, keep.sessionTokenId)) {
       await this.deps.sessions.setHasDevice(trx, keep.sessionTokenId, true);
+      kept = before.find((d) => d.sessionId === keep.replaces)?.id ?? null;
     }
     await deleteOtherDevices(trx, uid, keep.sessionTokenId);
+    this.pushTo(before.filter((d) => d.id !== kept), pushEvents.passwordChanged(), ACCOUNT_EVENT_TTL_SECONDS);
+  }
+
+  /** Password reset: every device goes, and is told. */
+  async passwordReset(trx: Executor, uid: string): Promise<void> {
+    const before = await listDevices(trx, uid);
+    await deleteOtherDevices(trx, uid, null);
+    this.pushTo(before, pushEvents.passwordReset(), ACCOUNT_EVENT_TTL_SECONDS);
+  }
+
+  /** The account is being deleted: every device goes, and is told. */
+  async accountDeleted(trx: Executor, uid: string): Promise<void> {
+    const before = await listDevices(trx, uid);
+    await deleteOtherDevices(trx, uid, null);
+    this.pushTo(before, pushEvents.accountDestroyed(uid), ACCOUNT_EVENT_TTL_SECONDS);
   }
 }

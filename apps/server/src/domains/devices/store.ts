@@ -100,3 +100,8 @@ export async function moveDevice(db: Executor, uid: string, from: string, to: st
   const r = await db.updateTable('devices').set({ session_id_hash: to }).where('uid', '=', uid).where('session_id_hash', '=', from).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
+
+/** The push service said the endpoint is gone: flagged, unless the device has registered another meanwhile. */
+export async function markPushEndpointExpired(db: Executor, uid: string, id: string, endpoint: string): Promise<void> {
+  await db.updateTable('devices').set({ push_endpoint_expired: 1 }).where('uid', '=', uid).where('id', '=', id).where('push_callback', '=', endpoint).execute();
+}

@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerHeader, deriveTokenKeys } from '@tessera/protocol';
 import { createTestServer, httpDialects, newEmail, verifiedAccount, type TestServer } from '../../harness.js';
 import { expectError, rawRequest } from '../../helpers.js';
+import { checkVapid, PushService } from '../../push-service.js';
 
-// Devices and attached clients through HTTP with the SDK (issue 11, step 1).
-
-const PUSH = 'https://updates.push.services.mozilla.com/wpush/v2/';
+// Devices, attached clients and Web Push through HTTP with the SDK (issue 11). Pushes go to a local
+// push service that decrypts each one with the receiving device's private key.
 
 /** A Web Push subscription's keys as a browser makes them (RFC 8291 §3). */
 function subscriptionKeys() {
@@ -17,11 +17,19 @@ function subscriptionKeys() {
 
 describe.each(httpDialects())('devices (%s)', (dialect) => {
   let t: TestServer;
+  let push: PushService;
+  let PUSH: string;
   beforeAll(async () => {
-    // Time moves by hand: idle expiry is tested by moving it.
-    t = await createTestServer({ dialect, manualClock: true });
+    push = new PushService();
+    PUSH = `${await push.start()}/wpush/`;
+    // Time moves by hand: idle expiry is tested by moving it. The local push service is allowed and
+    // trusted by configuration, as an operator's private push service would be.
+    t = await createTestServer({ dialect, manualClock: true, env: { PUSH_ALLOWED_HOSTS: push.host, PUSH_CA_FILE: push.caFile } });
   });
-  afterAll(async () => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await push?.stop();
+  });
 
   /** A confirmed account signed in twice: two sessions. */
   async function twoSessions() {
@@ -91,10 +99,11 @@ describe.each(httpDialects())('devices (%s)', (dialect) => {
     await invalid({ name: 'private \uE000' });
     await invalid({ type: 't'.repeat(17) });
     // pushCallback: https, at most 255, on an allowed host.
-    await invalid({ pushCallback: 'http://updates.push.services.mozilla.com/wpush/v2/x' });
-    await invalid({ pushCallback: 'https://push.example.com/x' });
-    await invalid({ pushCallback: 'https://updates.push.services.mozilla.com:8443/x' });
-    await invalid({ pushCallback: 'https://user:pw@updates.push.services.mozilla.com/x' });
+    await invalid({ pushCallback: PUSH.replace('https:', 'http:') });
+    await invalid({ pushCallback: 'https://updates.push.services.mozilla.com/wpush/v2/x' });
+    await invalid({ pushCallback: `https://localhost:${new URL(PUSH).port}/x` });
+    await invalid({ pushCallback: 'https://127.0.0.1/x' });
+    await invalid({ pushCallback: PUSH.replace('https://', 'https://user:pw@') });
     await invalid({ pushCallback: `${PUSH}${'x'.repeat(256 - PUSH.length)}` });
     // The keys travel with the callback and with each other, and must be usable.
     const keys = subscriptionKeys();
@@ -204,6 +213,74 @@ describe.each(httpDialects())('devices (%s)', (dialect) => {
     const email = newEmail('confirm');
     const signedUp = await t.accounts.signUp(email, 'a password here', { verificationMethod: 'email-otp' });
     await expectError(t.client.accountDeviceDestroy(signedUp.sessionToken, { id: theirs.id }), 'SESSION_UNVERIFIED');
+  });
+
+  it('pushes device connected and disconnected to the other devices, encrypted to each one\'s keys', async () => {
+    const { a, b } = await twoSessions();
+    const subA = push.subscribe();
+    const da = await t.client.accountDevice(a, { name: 'A', pushCallback: subA.endpoint, ...subA.keys });
+    const subB = push.subscribe();
+    await t.client.accountDevice(b, { name: 'B 🦊', pushCallback: subB.endpoint, ...subB.keys });
+    await t.app.push.idle();
+    expect(push.pushesFor(subA)).toEqual([{ version: 1, command: 'fxaccounts:device_connected', data: { deviceName: 'B 🦊' } }]);
+    expect(push.pushesFor(subB)).toEqual([]);
+    const sent = push.received.find((r) => r.path === new URL(subA.endpoint).pathname)!;
+    expect(sent.headers['content-encoding']).toBe('aes128gcm');
+    expect(sent.headers.ttl).toBe('86400');
+    checkVapid(sent.headers.authorization as string, push.origin, Date.now() / 1000);
+
+    await t.client.accountDeviceDestroy(b, { id: da.id });
+    await t.app.push.idle();
+    expect(push.pushesFor(subB)).toEqual([{ version: 1, command: 'fxaccounts:device_disconnected', data: { id: da.id } }]);
+    expect(push.pushesFor(subA)).toHaveLength(1);
+  });
+
+  it('a 410 from the push service marks the endpoint expired, and a new push tuple clears it', async () => {
+    const { acct, a, b } = await twoSessions();
+    const subA = push.subscribe();
+    const da = await t.client.accountDevice(a, { name: 'A', pushCallback: subA.endpoint, ...subA.keys });
+    push.behaviour.set(new URL(subA.endpoint).pathname, { status: 410 });
+    await t.client.accountDevice(b, { name: 'B' });
+    await t.app.push.idle();
+    expect((await t.client.accountDevices(a)).find((d) => d.id === da.id)?.pushEndpointExpired).toBe(true);
+    // An expired endpoint is not pushed to again.
+    const c = (await t.accounts.signIn(acct.email, acct.password)).sessionToken;
+    await t.client.accountDevice(c, { name: 'C' });
+    await t.app.push.idle();
+    expect(push.received.filter((r) => r.path === new URL(subA.endpoint).pathname)).toHaveLength(1);
+    // The same tuple again leaves it expired; a new subscription clears it.
+    expect((await t.client.accountDevice(a, { id: da.id, pushCallback: subA.endpoint, ...subA.keys })).pushEndpointExpired).toBe(true);
+    const fresh = push.subscribe();
+    expect((await t.client.accountDevice(a, { id: da.id, pushCallback: fresh.endpoint, ...fresh.keys })).pushEndpointExpired).toBe(false);
+  });
+
+  it('pushes password changed to the devices it signs out, and account destroyed to the rest', async () => {
+    const { acct, a, b } = await twoSessions();
+    const subA = push.subscribe();
+    await t.client.accountDevice(a, { name: 'A', pushCallback: subA.endpoint, ...subA.keys });
+    const subB = push.subscribe();
+    await t.client.accountDevice(b, { name: 'B', pushCallback: subB.endpoint, ...subB.keys });
+    await t.app.push.idle();
+    const changed = await t.accounts.changePassword(b, acct.email, acct.password, 'another password');
+    await t.app.push.idle();
+    expect(push.pushesFor(subA).at(-1)).toEqual({ version: 1, command: 'fxaccounts:password_changed' });
+    expect(push.pushesFor(subB)).toEqual([]);
+    const creds = await t.accounts.credentialsFor(acct.email, 'another password');
+    await t.client.accountDestroy(changed.sessionToken!, { email: acct.email, authPW: creds.authPW });
+    await t.app.push.idle();
+    expect(push.pushesFor(subB)).toEqual([{ version: 1, command: 'fxaccounts:account_destroyed', data: { uid: acct.uid } }]);
+  });
+
+  it('a slow push service never slows the request that caused the push', async () => {
+    const { a, b } = await twoSessions();
+    const subA = push.subscribe();
+    await t.client.accountDevice(a, { name: 'A', pushCallback: subA.endpoint, ...subA.keys });
+    push.behaviour.set(new URL(subA.endpoint).pathname, { delayMs: 1500 });
+    const started = performance.now();
+    await t.client.accountDevice(b, { name: 'B' });
+    expect(performance.now() - started).toBeLessThan(1000);
+    await t.app.push.idle();
+    expect(push.pushesFor(subA)).toHaveLength(1);
   });
 
   it('marks GET /account/sessions deprecated in the OpenAPI document', async () => {

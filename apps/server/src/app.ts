@@ -186,7 +186,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     maxQueued: config.push.queueSize, concurrency: config.push.concurrency, timeoutMs: config.push.timeoutMs,
     log: server.log,
   });
-  const devices = createDevicesDomain({ db, clock, sessions: sessions.service, pushAllowedHosts: config.devices.pushAllowedHosts, push });
+  const devices = createDevicesDomain({
+    db, clock, sessions: sessions.service, pushAllowedHosts: config.devices.pushAllowedHosts, push,
+    commandsUrl: new URL('/v1/account/device/commands', config.server.publicUrl).toString(),
+  });
   const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
     .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);
   const pages = createPagesDomain({ confirmations: emails.service, allowedOrigins });

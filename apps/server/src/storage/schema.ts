@@ -249,6 +249,24 @@ export interface DevicesTable {
   available_commands: string | null;
 }
 
+/** A command one device sent another (POST /account/devices/invoke_command), until read past or expired. */
+export interface DeviceCommandsTable {
+  /** The command's index: counts in insertion order. */
+  idx: Generated<number>;
+  uid: string;
+  /** The target device. */
+  device_id: string;
+  /** One of the names the target lists in its availableCommands. */
+  command: string;
+  /** The sender's JSON payload (at most 2048 characters), usually encrypted to the target's keys. */
+  payload: string;
+  /** The sending device's id; null when the sender has no device. */
+  sender: string | null;
+  created_at: number;
+  /** created_at + the ttl asked for: past it the command is never delivered. */
+  expires_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   emails: EmailsTable;
@@ -265,4 +283,5 @@ export interface Database {
   unblock_codes: UnblockCodesTable;
   security_events: SecurityEventsTable;
   devices: DevicesTable;
+  device_commands: DeviceCommandsTable;
 }

@@ -382,6 +382,51 @@ export interface OperationErrors {
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
+  accountDevicesInvokeCommand:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'DEVICE_UNKNOWN'
+    | 'DEVICE_COMMAND_UNAVAILABLE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountDeviceCommands:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'DEVICE_UNKNOWN'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountDevicesNotify:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
   accountSessions:
     | 'INVALID_REQUEST_SIGNATURE'
     | 'INVALID_TOKEN'
@@ -1261,6 +1306,91 @@ export class TesseraClient {
   ): Promise<Reply<'/v1/account/attached_client/destroy', 'post'>> {
     return this.transport.request({
       method: 'POST', path: '/account/attached_client/destroy', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Send a command to another device.
+   *
+   * Stores the command for `target` (a device of the account that lists `command` in its
+   * availableCommands, else 400/157) and pushes it `fxaccounts:command_received` with the command's
+   * index. The target reads it with GET /account/device/commands until `ttl` milliseconds pass
+   * (default and maximum 10,000,000); after that it is never delivered. `payload` is at most 2048
+   * characters as JSON, usually encrypted to the key the target published for the command.
+   *
+   * `POST /v1/account/devices/invoke_command`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), DEVICE_UNKNOWN (123),
+   * DEVICE_COMMAND_UNAVAILABLE (157), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountDevicesInvokeCommand(sessionToken, { target, command, payload });
+   */
+  accountDevicesInvokeCommand(
+    sessionToken: string,
+    body: Body<'/v1/account/devices/invoke_command', 'post'>,
+  ): Promise<Reply<'/v1/account/devices/invoke_command', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/devices/invoke_command', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Commands sent to this device.
+   *
+   * The calling session's device's commands from `index` on (oldest first, at most `limit`),
+   * leaving out those past their ttl. `index` in the reply is the last one returned (or the one
+   * asked for when none is): ask next from it plus one. `last` is false when more are waiting. A
+   * session without a device gets 400/123.
+   *
+   * `GET /v1/account/device/commands`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), DEVICE_UNKNOWN (123),
+   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountDeviceCommands(sessionToken);
+   */
+  accountDeviceCommands(
+    sessionToken: string,
+    query?: Query<'/v1/account/device/commands', 'get'>,
+  ): Promise<Reply<'/v1/account/device/commands', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/account/device/commands', query,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Push to the account's devices.
+   *
+   * Pushes `payload` (a JSON object of at most 3993 bytes: what one encrypted Web Push record
+   * carries) to the devices named in `to`, or to every device but those `excluded` when `to` is
+   * `"all"`. `TTL` is how long the push service keeps it for an offline device, in seconds (default
+   * 0: now or never). Devices without a live push endpoint are skipped; the reply does not wait for
+   * the push.
+   *
+   * `POST /v1/account/devices/notify`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountDevicesNotify(sessionToken, { to, payload });
+   */
+  accountDevicesNotify(
+    sessionToken: string,
+    body: Body<'/v1/account/devices/notify', 'post'>,
+  ): Promise<Reply<'/v1/account/devices/notify', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/devices/notify', body,
       token: { type: 'sessionToken', value: sessionToken },
     });
   }

@@ -24,6 +24,8 @@ export interface DevicesDomainDeps {
   pushAllowedHosts: readonly PushHost[];
   /** Pushes leave through it, outside the request. */
   push: Pusher;
+  /** The public URL of GET /v1/account/device/commands. */
+  commandsUrl: string;
 }
 
 export function createDevicesDomain(deps: DevicesDomainDeps): Domain<DevicesService> {

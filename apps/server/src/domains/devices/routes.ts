@@ -165,6 +165,65 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ devices: DevicesService }
     return {};
   });
 
+  app.post('/account/devices/invoke_command', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: [TAG], summary: 'Send a command to another device',
+      description: 'Stores the command for `target` (a device of the account that lists `command` in its availableCommands, else 400/157) and pushes it `fxaccounts:command_received` with the command\'s index. The target reads it with GET /account/device/commands until `ttl` milliseconds pass (default and maximum 10,000,000); after that it is never delivered. `payload` is at most 2048 characters as JSON, usually encrypted to the key the target published for the command.',
+      body: Type.Object({
+        target: deviceId,
+        command: Type.String({ pattern: COMMAND_NAME, description: 'One of the target\'s availableCommands.' }),
+        payload: Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'What the target needs to run the command; at most 2048 characters as JSON.' }),
+        ttl: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'How long the command waits for the target, in milliseconds.' })),
+      }, { additionalProperties: false }),
+      response: responses(Type.Object({}), ['DEVICE_UNKNOWN', 'DEVICE_COMMAND_UNAVAILABLE'], { auth: true }),
+    },
+  }, async (req) => devices.invokeCommand(credentialsOf(req, 'sessionToken'), req.body));
+
+  app.get('/account/device/commands', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: [TAG], summary: 'Commands sent to this device',
+      description: 'The calling session\'s device\'s commands from `index` on (oldest first, at most `limit`), leaving out those past their ttl. `index` in the reply is the last one returned (or the one asked for when none is): ask next from it plus one. `last` is false when more are waiting. A session without a device gets 400/123.',
+      querystring: Type.Object({
+        index: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'The first index wanted.' })),
+        limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: 100, description: 'At most this many (0–100, default 100).' })),
+      }, { additionalProperties: false }),
+      response: responses(Type.Object({
+        index: Type.Integer(),
+        last: Type.Boolean(),
+        messages: Type.Array(Type.Object({
+          index: Type.Integer(),
+          data: Type.Object({
+            command: Type.String(),
+            payload: Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }),
+            sender: nullable(deviceId),
+          }),
+        })),
+      }), ['DEVICE_UNKNOWN'], { auth: true }),
+    },
+  }, async (req) => devices.commands(credentialsOf(req, 'sessionToken'), req.query.index ?? 0, req.query.limit ?? 100));
+
+  app.post('/account/devices/notify', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: [TAG], summary: 'Push to the account\'s devices',
+      description: 'Pushes `payload` (a JSON object of at most 3993 bytes: what one encrypted Web Push record carries) to the devices named in `to`, or to every device but those `excluded` when `to` is `"all"`. `TTL` is how long the push service keeps it for an offline device, in seconds (default 0: now or never). Devices without a live push endpoint are skipped; the reply does not wait for the push.',
+      body: Type.Object({
+        to: Type.Union([Type.Literal('all'), Type.Array(deviceId, { minItems: 1 })]),
+        excluded: Type.Optional(Type.Array(deviceId, { description: 'Only with `to: "all"`.' })),
+        payload: Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }),
+        TTL: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+      }, {
+        additionalProperties: false,
+        // `excluded` only narrows "all".
+        if: { required: ['excluded'] },
+        then: { properties: { to: { const: 'all' } } },
+      }),
+      response: responses(Type.Object({}), [], { auth: true }),
+    },
+  }, async (req) => devices.notify(credentialsOf(req, 'sessionToken'), req.body));
+
   app.get('/account/sessions', {
     config: { auth: 'sessionToken' },
     schema: {

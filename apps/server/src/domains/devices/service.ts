@@ -8,6 +8,7 @@ import type { Database } from '../../storage/schema.js';
 import type { Session, SessionsService } from '../sessions/index.js';
 import { mergeAttachedClients, sessionEntries, userAgentOf } from './attached-clients.js';
 import { pushCallbackProblem, type PushHost } from './push-hosts.js';
+import { deleteExpiredCommands, insertCommand, listCommands } from './commands.js';
 import { ACCOUNT_EVENT_TTL_SECONDS, pushEvents } from './push-events.js';
 import { checkPushKeys } from './rules.js';
 import {
@@ -31,7 +32,16 @@ export interface DevicesDeps {
   sessions: SessionsService;
   pushAllowedHosts: readonly PushHost[];
   push: Pusher;
+  /** The public URL of GET /v1/account/device/commands (command pushes carry it). */
+  commandsUrl: string;
 }
+
+/** Largest command payload, as JSON (spec 1 §5). */
+export const COMMAND_PAYLOAD_MAX = 2048;
+/** Largest /account/devices/notify payload, as JSON in UTF-8: what one aes128gcm record of a 4096-byte push carries (RFC 8291 §4). */
+export const NOTIFY_PAYLOAD_MAX = 3993;
+/** A command's ttl when none is asked for: the largest allowed (spec 1 §9). */
+export const COMMAND_TTL_MAX_MS = 10_000_000;
 
 /** POST /account/device: what the client sends (validated by the route's schema). */
 export interface DeviceInput {
@@ -57,6 +67,10 @@ export function deviceReply(d: Device) {
     pushEndpointExpired: d.pushEndpointExpired,
     availableCommands: d.availableCommands,
   };
+}
+
+function tooLarge(key: string, message: string): never {
+  throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: [key], rule: 'maxLength', message } }, `Invalid parameter in request body: ${message}`);
 }
 
 function invalid(key: string, message: string): never {
@@ -240,6 +254,52 @@ export class DevicesService {
   }
 
   // ---- hooks
+
+  // ---- device commands and notifications
+
+  /**
+   * POST /account/devices/invoke_command: stores the command for the target device (one of the
+   * account's, advertising that command) until `ttlMs` passes, and pushes it the news.
+   */
+  async invokeCommand(session: Session, input: { target: string; command: string; payload: Record<string, unknown>; ttl?: number | undefined }) {
+    const { db, clock } = this.deps;
+    const payload = JSON.stringify(input.payload);
+    if (payload.length > COMMAND_PAYLOAD_MAX) tooLarge('payload', `payload must be at most ${COMMAND_PAYLOAD_MAX} characters as JSON`);
+    const target = await findDevice(db, session.uid, input.target.toLowerCase());
+    if (!target) throw appError('DEVICE_UNKNOWN');
+    if (!Object.hasOwn(target.availableCommands, input.command)) throw appError('DEVICE_COMMAND_UNAVAILABLE');
+    const sender = await findDeviceOfSession(db, session.id);
+    const now = clock.now();
+    const ttlMs = input.ttl ?? COMMAND_TTL_MAX_MS;
+    const index = await insertCommand(db, {
+      uid: session.uid, deviceId: target.id, command: input.command, payload, sender: sender?.id ?? null, createdAt: now, expiresAt: now + ttlMs,
+    });
+    const url = `${this.deps.commandsUrl}?index=${index}&limit=1`;
+    this.pushTo([target], pushEvents.commandReceived({ command: input.command, index, sender: sender?.id ?? null, url }), Math.floor(ttlMs / 1000));
+    return {};
+  }
+
+  /** GET /account/device/commands: the calling device's live commands from `index` on, oldest first. */
+  async commands(session: Session, index: number, limit: number) {
+    const { db, clock } = this.deps;
+    const device = await findDeviceOfSession(db, session.id);
+    if (!device) throw appError('DEVICE_UNKNOWN');
+    const now = clock.now();
+    await deleteExpiredCommands(db, session.uid, device.id, now);
+    const found = await listCommands(db, session.uid, device.id, index, now, limit);
+    const messages = found.slice(0, limit).map((c) => ({ index: c.index, data: { command: c.command, payload: c.payload, sender: c.sender } }));
+    return { index: messages.at(-1)?.index ?? index, last: found.length <= limit, messages };
+  }
+
+  /** POST /account/devices/notify: pushes the payload to the named devices of the account (or all but the excluded). */
+  async notify(session: Session, input: { to: 'all' | string[]; excluded?: string[] | undefined; payload: Record<string, unknown>; TTL?: number | undefined }) {
+    if (Buffer.byteLength(JSON.stringify(input.payload)) > NOTIFY_PAYLOAD_MAX) tooLarge('payload', `payload must be at most ${NOTIFY_PAYLOAD_MAX} bytes as JSON`);
+    const devices = await listDevices(this.deps.db, session.uid);
+    const ids = new Set((input.to === 'all' ? devices.map((d) => d.id) : input.to).map((id) => id.toLowerCase()));
+    for (const id of input.excluded ?? []) ids.delete(id.toLowerCase());
+    this.pushTo(devices.filter((d) => ids.has(d.id)), input.payload, input.TTL ?? 0);
+    return {};
+  }
 
   // The hooks run inside the caller's transaction; their pushes are queued before it commits (a
   // push cannot be taken back, and a rolled-back change is rare): devices then re-read the account.

@@ -81,11 +81,13 @@ export async function listDevices(db: Executor, uid: string): Promise<Device[]> 
 
 export async function deleteDevice(db: Executor, uid: string, id: string): Promise<boolean> {
   const r = await db.deleteFrom('devices').where('uid', '=', uid).where('id', '=', id).executeTakeFirst();
+  await db.deleteFrom('device_commands').where('uid', '=', uid).where('device_id', '=', id).execute();
   return Number(r.numDeletedRows) === 1;
 }
 
 export async function deleteDeviceOfSession(db: Executor, sessionId: string): Promise<void> {
-  await db.deleteFrom('devices').where('session_id_hash', '=', sessionId).execute();
+  const device = await db.selectFrom('devices').select(['uid', 'id']).where('session_id_hash', '=', sessionId).executeTakeFirst();
+  if (device) await deleteDevice(db, device.uid, device.id);
 }
 
 /** Deletes the account's devices but the one on session `keepSessionId` (password change, reset, deletion). */
@@ -93,6 +95,10 @@ export async function deleteOtherDevices(db: Executor, uid: string, keepSessionI
   let q = db.deleteFrom('devices').where('uid', '=', uid);
   if (keepSessionId) q = q.where((eb) => eb.or([eb('session_id_hash', '!=', keepSessionId), eb('session_id_hash', 'is', null)]));
   await q.execute();
+  // Their commands go too.
+  await db.deleteFrom('device_commands').where('uid', '=', uid)
+    .where('device_id', 'not in', (eb) => eb.selectFrom('devices').select('id').where('uid', '=', uid))
+    .execute();
 }
 
 /** Moves the device of session `from` to session `to` (a password change replaced the session); false when it had none. */

@@ -283,6 +283,89 @@ describe.each(httpDialects())('devices (%s)', (dialect) => {
     expect(push.pushesFor(subA)).toHaveLength(1);
   });
 
+  /** Two sessions with a device each, both subscribed to the local push service. */
+  async function twoDevices(commands: Record<string, string> = {}) {
+    const { acct, a, b } = await twoSessions();
+    const subA = push.subscribe();
+    const da = await t.client.accountDevice(a, { name: 'A', pushCallback: subA.endpoint, ...subA.keys, availableCommands: commands });
+    const subB = push.subscribe();
+    const db = await t.client.accountDevice(b, { name: 'B', pushCallback: subB.endpoint, ...subB.keys });
+    await t.app.push.idle();
+    return { acct, a, b, da, db, subA, subB };
+  }
+
+  it('invokes a command on one device and reads it on the other', async () => {
+    const OPEN = 'https://identity.mozilla.com/cmd/open-uri';
+    const { a, b, da, db, subA } = await twoDevices({ [OPEN]: 'a-public-keys' });
+    await t.client.accountDevicesInvokeCommand(b, { target: da.id, command: OPEN, payload: { encrypted: 'tab' }, ttl: 60_000 });
+    await t.app.push.idle();
+    const pushed = push.pushesFor(subA).at(-1) as { command: string; data: { index: number; command: string; sender: string; url: string } };
+    expect(pushed).toMatchObject({ version: 1, command: 'fxaccounts:command_received', data: { command: OPEN, sender: db.id } });
+    expect(pushed.data.url).toBe(`${t.url}/v1/account/device/commands?index=${pushed.data.index}&limit=1`);
+    expect(push.received.at(-1)!.headers.ttl).toBe('60');
+
+    const page = await t.client.accountDeviceCommands(a);
+    expect(page).toEqual({ index: pushed.data.index, last: true, messages: [{ index: pushed.data.index, data: { command: OPEN, payload: { encrypted: 'tab' }, sender: db.id } }] });
+    expect(await t.client.accountDeviceCommands(a, { index: pushed.data.index + 1 })).toEqual({ index: pushed.data.index + 1, last: true, messages: [] });
+    // Paging: limit 1 of two waiting says more are left; limit 0 returns none.
+    await t.client.accountDevicesInvokeCommand(b, { target: da.id, command: OPEN, payload: { n: 2 } });
+    const first = await t.client.accountDeviceCommands(a, { index: pushed.data.index, limit: 1 });
+    expect([first.messages.length, first.last]).toEqual([1, false]);
+    expect((await t.client.accountDeviceCommands(a, { index: first.index + 1, limit: 1 })).messages[0]?.data.payload).toEqual({ n: 2 });
+    expect((await t.client.accountDeviceCommands(a, { limit: 0 })).messages).toEqual([]);
+    // B has no commands, and a session without a device has no list.
+    expect((await t.client.accountDeviceCommands(b)).messages).toEqual([]);
+    const { a: bare } = await twoSessions();
+    await expectError(t.client.accountDeviceCommands(bare), 'DEVICE_UNKNOWN');
+  });
+
+  it('refuses commands the target does not list, and enforces target, payload, ttl and limit edges', async () => {
+    const { a, b, da } = await twoDevices({ c: 'd' });
+    await expectError(t.client.accountDevicesInvokeCommand(b, { target: da.id, command: 'other', payload: {} }), 'DEVICE_COMMAND_UNAVAILABLE');
+    await expectError(t.client.accountDevicesInvokeCommand(b, { target: hexId(), command: 'c', payload: {} }), 'DEVICE_UNKNOWN');
+    await expectError(t.client.accountDevicesInvokeCommand(b, { target: da.id.slice(1), command: 'c', payload: {} }), 'INVALID_PARAMETER');
+    // payload: 2048 characters as JSON ({"p":"…"} is 8 more than the string).
+    await t.client.accountDevicesInvokeCommand(b, { target: da.id, command: 'c', payload: { p: 'x'.repeat(2040) } });
+    await expectError(t.client.accountDevicesInvokeCommand(b, { target: da.id, command: 'c', payload: { p: 'x'.repeat(2041) } }), 'INVALID_PARAMETER');
+    await t.client.accountDevicesInvokeCommand(b, { target: da.id, command: 'c', payload: {}, ttl: 10_000_000 });
+    await t.client.accountDevicesInvokeCommand(b, { target: da.id, command: 'c', payload: {}, ttl: 0 });
+    await expectError(t.client.accountDevicesInvokeCommand(b, { target: da.id, command: 'c', payload: {}, ttl: 10_000_001 }), 'INVALID_PARAMETER');
+    await expectError(t.client.accountDevicesInvokeCommand(b, { target: da.id, command: 'c', payload: {}, ttl: -1 }), 'INVALID_PARAMETER');
+    await t.client.accountDeviceCommands(a, { limit: 100 });
+    await expectError(t.client.accountDeviceCommands(a, { limit: 101 }), 'INVALID_PARAMETER');
+    // The ttl-0 command was never deliverable; the other two are.
+    expect((await t.client.accountDeviceCommands(a)).messages).toHaveLength(2);
+  });
+
+  it('never delivers a command past its ttl (moved clock)', async () => {
+    const { a, b, da } = await twoDevices({ c: 'd' });
+    await t.client.accountDevicesInvokeCommand(b, { target: da.id, command: 'c', payload: { short: true }, ttl: 1000 });
+    await t.client.accountDevicesInvokeCommand(b, { target: da.id, command: 'c', payload: { long: true }, ttl: 5000 });
+    t.clock!.advance(999);
+    expect((await t.client.accountDeviceCommands(a)).messages.map((m) => m.data.payload)).toEqual([{ short: true }, { long: true }]);
+    t.clock!.advance(1);
+    expect((await t.client.accountDeviceCommands(a)).messages.map((m) => m.data.payload)).toEqual([{ long: true }]);
+    t.clock!.advance(4000);
+    expect((await t.client.accountDeviceCommands(a)).messages).toEqual([]);
+  });
+
+  it('notify pushes to the named devices, or to all but the excluded', async () => {
+    const { a, b, da, db, subA, subB } = await twoDevices();
+    await t.client.accountDevicesNotify(b, { to: [da.id], payload: { hello: 'A' } });
+    await t.app.push.idle();
+    expect(push.pushesFor(subA).at(-1)).toEqual({ hello: 'A' });
+    expect(push.received.at(-1)!.headers.ttl).toBe('0');
+    await t.client.accountDevicesNotify(a, { to: 'all', excluded: [da.id], payload: { hello: 'all' }, TTL: 30 });
+    await t.app.push.idle();
+    expect(push.pushesFor(subB)).toEqual([{ hello: 'all' }]);
+    expect(push.pushesFor(subA)).toEqual([{ version: 1, command: 'fxaccounts:device_connected', data: { deviceName: 'B' } }, { hello: 'A' }]);
+    expect(push.received.at(-1)!.headers.ttl).toBe('30');
+    await expectError(t.client.accountDevicesNotify(a, { to: [db.id], excluded: [da.id], payload: {} }), 'INVALID_PARAMETER');
+    await expectError(t.client.accountDevicesNotify(a, { to: 'all', payload: {}, TTL: -1 }), 'INVALID_PARAMETER');
+    await expectError(t.client.accountDevicesNotify(a, { to: 'all', payload: { big: 'x'.repeat(3990) } }), 'INVALID_PARAMETER');
+    await t.client.accountDevicesNotify(a, { to: 'all', payload: { big: 'x'.repeat(3983) } });
+  });
+
   it('marks GET /account/sessions deprecated in the OpenAPI document', async () => {
     const doc = (await rawRequest(t.url, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, { deprecated?: boolean }>> };
     expect(doc.paths['/v1/account/sessions']?.get?.deprecated).toBe(true);

@@ -189,6 +189,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const devices = createDevicesDomain({
     db, clock, sessions: sessions.service, pushAllowedHosts: config.devices.pushAllowedHosts, push,
     commandsUrl: new URL('/v1/account/device/commands', config.server.publicUrl).toString(),
+    confirmations: emails.service, codeLifetimeSeconds: config.signin.codeLifetimeSeconds,
   });
   const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
     .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);

@@ -305,6 +305,36 @@ export interface OperationErrors {
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
+  sessionVerifySendPush:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  sessionVerifyVerifyPush:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'EXPIRED_TOKEN_VERIFICATION_CODE'
+    | 'INVALID_EXPIRED_OTP_CODE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
   accountDevice:
     | 'INVALID_JSON'
     | 'INVALID_PARAMETER'
@@ -1170,6 +1200,60 @@ export class TesseraClient {
   ): Promise<Reply<'/v1/session/reauth', 'post'>> {
     return this.transport.request({
       method: 'POST', path: '/session/reauth', body, query,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Ask the account's other devices to confirm this sign-in.
+   *
+   * For an unconfirmed session: pushes `fxaccounts:verify_login` with the session's 6-digit
+   * confirmation code (a new one, replacing any emailed code) to the account's devices on confirmed
+   * sessions. A device shows the code; the person types it where they are signing in, which sends
+   * it to /session/verify/verify_push. `sent` is how many devices were pushed to (0 for a confirmed
+   * session, or when no device can be reached: fall back to email).
+   *
+   * `POST /v1/session/verify/send_push`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.sessionVerifySendPush(sessionToken);
+   */
+  sessionVerifySendPush(
+    sessionToken: string,
+    body: Body<'/v1/session/verify/send_push', 'post'> = {},
+  ): Promise<Reply<'/v1/session/verify/send_push', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/session/verify/send_push', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Confirm the session with a code another device showed.
+   *
+   * The code pushed by /session/verify/send_push confirms the session, with the tries, expiry and
+   * failure counting of /session/verify_code (the two check the same code).
+   *
+   * `POST /v1/session/verify/verify_push`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115),
+   * EXPIRED_TOKEN_VERIFICATION_CODE (153), INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.sessionVerifyVerifyPush(sessionToken, { code });
+   */
+  sessionVerifyVerifyPush(
+    sessionToken: string,
+    body: Body<'/v1/session/verify/verify_push', 'post'>,
+  ): Promise<Reply<'/v1/session/verify/verify_push', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/session/verify/verify_push', body,
       token: { type: 'sessionToken', value: sessionToken },
     });
   }

@@ -5,7 +5,7 @@ import type { Database } from '../../storage/schema.js';
 import type { SessionsService } from '../sessions/index.js';
 import type { PushHost } from './push-hosts.js';
 import { deviceRoutes } from './routes.js';
-import { DevicesService, type Pusher } from './service.js';
+import { DevicesService, type DevicesDeps, type Pusher } from './service.js';
 
 // The devices domain: the device a relying party registers on its session (name, type, Web Push
 // subscription, commands), the account's device list and the attached-clients view. A device goes
@@ -26,6 +26,8 @@ export interface DevicesDomainDeps {
   push: Pusher;
   /** The public URL of GET /v1/account/device/commands. */
   commandsUrl: string;
+  confirmations: DevicesDeps['confirmations'];
+  codeLifetimeSeconds: number;
 }
 
 export function createDevicesDomain(deps: DevicesDomainDeps): Domain<DevicesService> {

@@ -9,6 +9,7 @@ export const pushEvents = {
   deviceConnected: (deviceName: string | null) => ({ version: 1, command: 'fxaccounts:device_connected', data: { deviceName } }),
   deviceDisconnected: (id: string) => ({ version: 1, command: 'fxaccounts:device_disconnected', data: { id } }),
   commandReceived: (c: { command: string; index: number; sender: string | null; url: string }) => ({ version: 1, command: 'fxaccounts:command_received', data: c }),
+  verifyLogin: (d: { code: string; device: string; at: number }) => ({ version: 1, command: 'fxaccounts:verify_login', data: d }),
   passwordChanged: () => ({ version: 1, command: 'fxaccounts:password_changed' }),
   passwordReset: () => ({ version: 1, command: 'fxaccounts:password_reset' }),
   accountDestroyed: (uid: string) => ({ version: 1, command: 'fxaccounts:account_destroyed', data: { uid } }),

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { credentialsOf } from '../../http/auth.js';
+import { contextOf } from '../../http/context.js';
 import { responses } from '../../http/responses.js';
 import { hex, sessionTokenId } from '../../http/schemas.js';
 import { DISPLAY_SAFE_PATTERN } from './rules.js';
@@ -223,6 +224,30 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ devices: DevicesService }
       response: responses(Type.Object({}), [], { auth: true }),
     },
   }, async (req) => devices.notify(credentialsOf(req, 'sessionToken'), req.body));
+
+  app.post('/session/verify/send_push', {
+    config: { auth: 'sessionToken', rateLimit: { actions: ['sendVerifyCode'] } },
+    schema: {
+      tags: ['Session'], summary: 'Ask the account\'s other devices to confirm this sign-in',
+      description: 'For an unconfirmed session: pushes `fxaccounts:verify_login` with the session\'s 6-digit confirmation code (a new one, replacing any emailed code) to the account\'s devices on confirmed sessions. A device shows the code; the person types it where they are signing in, which sends it to /session/verify/verify_push. `sent` is how many devices were pushed to (0 for a confirmed session, or when no device can be reached: fall back to email).',
+      body: Type.Object({}, { additionalProperties: false }),
+      response: responses(Type.Object({ sent: Type.Integer() }), [], { auth: true }),
+    },
+  }, async (req) => devices.sendVerifyPush(credentialsOf(req, 'sessionToken')));
+
+  app.post('/session/verify/verify_push', {
+    config: { auth: 'sessionToken', rateLimit: { actions: ['verifySessionCode'], failed: { INVALID_EXPIRED_OTP_CODE: 'verifySessionCodeFailed' } } },
+    schema: {
+      tags: ['Session'], summary: 'Confirm the session with a code another device showed',
+      description: 'The code pushed by /session/verify/send_push confirms the session, with the tries, expiry and failure counting of /session/verify_code (the two check the same code).',
+      body: Type.Object({ code: Type.String({ pattern: '^[0-9]{6}$', description: '6 digits.' }) }, { additionalProperties: false }),
+      response: responses(Type.Object({}), ['INVALID_EXPIRED_OTP_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE', 'THROTTLED'], { auth: true }),
+    },
+  }, async (req) => {
+    await devices.verifyPush(credentialsOf(req, 'sessionToken'), req.body.code, contextOf(req), (err) =>
+      req.log.warn({ reqId: req.id, reason: (err as Error).message }, 'sign-in notice not sent'));
+    return {};
+  });
 
   app.get('/account/sessions', {
     config: { auth: 'sessionToken' },

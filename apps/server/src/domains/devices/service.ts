@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { appError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
+import type { RequestContext } from '../../http/context.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
-import type { Session, SessionsService } from '../sessions/index.js';
+import { describeDevice, isSessionVerified, type Session, type SessionsService } from '../sessions/index.js';
 import { mergeAttachedClients, sessionEntries, userAgentOf } from './attached-clients.js';
 import { pushCallbackProblem, type PushHost } from './push-hosts.js';
 import { deleteExpiredCommands, insertCommand, listCommands } from './commands.js';
@@ -34,6 +35,13 @@ export interface DevicesDeps {
   push: Pusher;
   /** The public URL of GET /v1/account/device/commands (command pushes carry it). */
   commandsUrl: string;
+  /** The session confirmation codes (the emails domain): a push can carry one, too. */
+  confirmations: {
+    codeForSession(session: Session): Promise<string>;
+    confirmSession(session: Session, code: string, ctx: RequestContext, onNoticeFailure: (err: unknown) => void): Promise<void>;
+  };
+  /** How long a confirmation code lives: the push carrying it is kept as long. */
+  codeLifetimeSeconds: number;
 }
 
 /** Largest command payload, as JSON (spec 1 §5). */
@@ -299,6 +307,30 @@ export class DevicesService {
     for (const id of input.excluded ?? []) ids.delete(id.toLowerCase());
     this.pushTo(devices.filter((d) => ids.has(d.id)), input.payload, input.TTL ?? 0);
     return {};
+  }
+
+  // ---- confirming a sign-in from another device
+
+  /**
+   * POST /session/verify/send_push: the unconfirmed session's confirmation code, pushed to the
+   * account's devices on confirmed sessions, so that one of them can show it. Nothing is sent for
+   * a confirmed session; how many devices were reached is in the reply.
+   */
+  async sendVerifyPush(session: Session) {
+    const { db, sessions, confirmations, clock } = this.deps;
+    if (isSessionVerified(session)) return { sent: 0 };
+    const all = await sessions.listOf(db, session.uid);
+    const confirmed = new Set(all.filter((s) => s.id !== session.id && isSessionVerified(s)).map((s) => s.id));
+    const targets = (await listDevices(db, session.uid)).filter((d) => d.sessionId && confirmed.has(d.sessionId) && d.pushCallback && !d.pushEndpointExpired);
+    if (!targets.length) return { sent: 0 };
+    const code = await confirmations.codeForSession(session);
+    this.pushTo(targets, pushEvents.verifyLogin({ code, device: describeDevice(session.ua), at: clock.now() }), this.deps.codeLifetimeSeconds);
+    return { sent: targets.length };
+  }
+
+  /** POST /session/verify/verify_push: the code another device showed confirms this session. */
+  verifyPush(session: Session, code: string, ctx: RequestContext, onNoticeFailure: (err: unknown) => void): Promise<void> {
+    return this.deps.confirmations.confirmSession(session, code, ctx, onNoticeFailure);
   }
 
   // The hooks run inside the caller's transaction; their pushes are queued before it commits (a

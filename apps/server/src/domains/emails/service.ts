@@ -45,6 +45,15 @@ export class Confirmations implements SigninConfirmations {
     });
   }
 
+  /**
+   * The session's confirmation code for another channel (a push to the account's other devices):
+   * a fresh one, replacing any emailed before; /session/verify_code and /session/verify/verify_push
+   * check it alike.
+   */
+  codeForSession(session: Session): Promise<string> {
+    return this.issueCode(session.id);
+  }
+
   /** Sign-up loop: confirms the address and the session waiting on it. */
   async sendSignup(account: Account, session: Session, method: string | undefined, ctx: FlowContext): Promise<void> {
     const { deps } = this;

@@ -24,7 +24,11 @@ describe.each(httpDialects())('devices (%s)', (dialect) => {
     PUSH = `${await push.start()}/wpush/`;
     // Time moves by hand: idle expiry is tested by moving it. The local push service is allowed and
     // trusted by configuration, as an operator's private push service would be.
-    t = await createTestServer({ dialect, manualClock: true, env: { PUSH_ALLOWED_HOSTS: push.host, PUSH_CA_FILE: push.caFile } });
+    // Sign-ins to addresses starting "confirm." always need confirmation.
+    t = await createTestServer({
+      dialect, manualClock: true,
+      env: { PUSH_ALLOWED_HOSTS: push.host, PUSH_CA_FILE: push.caFile, SIGNIN_CONFIRMATION_FORCED_EMAIL_REGEX: '^confirm\\.' },
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -364,6 +368,31 @@ describe.each(httpDialects())('devices (%s)', (dialect) => {
     await expectError(t.client.accountDevicesNotify(a, { to: 'all', payload: {}, TTL: -1 }), 'INVALID_PARAMETER');
     await expectError(t.client.accountDevicesNotify(a, { to: 'all', payload: { big: 'x'.repeat(3990) } }), 'INVALID_PARAMETER');
     await t.client.accountDevicesNotify(a, { to: 'all', payload: { big: 'x'.repeat(3983) } });
+  });
+
+  it('confirms a new sign-in with the code pushed to an already-confirmed device', async () => {
+    const email = newEmail('confirm');
+    const since = t.mail.messages.length;
+    const signedUp = await t.accounts.signUp(email, 'push confirm password', { verificationMethod: 'email-otp' });
+    await t.client.sessionVerifyCode(signedUp.sessionToken, { code: (await t.mail.waitFor(email, 'verifyShortCode', since)).code! });
+    const subA = push.subscribe();
+    await t.client.accountDevice(signedUp.sessionToken, { name: 'A', pushCallback: subA.endpoint, ...subA.keys });
+    // A confirmed session has nothing to confirm.
+    expect(await t.client.sessionVerifySendPush(signedUp.sessionToken)).toEqual({ sent: 0 });
+
+    const fresh = await t.accounts.signIn(email, 'push confirm password');
+    expect((await t.client.sessionStatus(fresh.sessionToken)).state).toBe('unverified');
+    expect(await t.client.sessionVerifySendPush(fresh.sessionToken)).toEqual({ sent: 1 });
+    await t.app.push.idle();
+    const pushed = push.pushesFor(subA).at(-1) as { command: string; data: { code: string; device: string } };
+    expect(pushed.command).toBe('fxaccounts:verify_login');
+    expect(pushed.data.code).toMatch(/^[0-9]{6}$/);
+    expect(push.received.at(-1)!.headers.ttl).toBe(String(t.config.signin.codeLifetimeSeconds));
+    const wrong = pushed.data.code === '000000' ? '000001' : '000000';
+    await expectError(t.client.sessionVerifyVerifyPush(fresh.sessionToken, { code: wrong }), 'INVALID_EXPIRED_OTP_CODE');
+    await expectError(t.client.sessionVerifyVerifyPush(fresh.sessionToken, { code: '12345' }), 'INVALID_PARAMETER');
+    await t.client.sessionVerifyVerifyPush(fresh.sessionToken, { code: pushed.data.code });
+    expect((await t.client.sessionStatus(fresh.sessionToken)).state).toBe('verified');
   });
 
   it('marks GET /account/sessions deprecated in the OpenAPI document', async () => {

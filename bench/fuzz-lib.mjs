@@ -52,7 +52,9 @@ export function valid(schema, doc, depth = 0) {
   const s = resolve(schema, doc);
   if (s.const !== undefined) return fc.constant(s.const);
   if (s.enum) return fc.constantFrom(...s.enum);
-  if (s.anyOf || s.oneOf) return fc.oneof(...(s.anyOf ?? s.oneOf).map((x) => valid(x, doc, depth + 1)));
+  // An object's anyOf of `required` lists (at least one of these fields) constrains its properties:
+  // the object is generated from them, and one of the named fields is then always present.
+  if ((s.anyOf || s.oneOf) && !s.properties) return fc.oneof(...(s.anyOf ?? s.oneOf).map((x) => valid(x, doc, depth + 1)));
   const type = Array.isArray(s.type) ? s.type[0] : s.type;
   switch (type) {
     case 'string': {
@@ -82,6 +84,8 @@ export function valid(schema, doc, depth = 0) {
       if (depth > 3) return fc.constant({});
       const props = s.properties ?? {};
       const required = new Set(s.required ?? []);
+      const oneOfThese = (s.anyOf ?? []).flatMap((x) => x.required ?? []).filter((k) => k in props);
+      if (oneOfThese.length && !oneOfThese.some((k) => required.has(k))) required.add(oneOfThese[0]);
       // Fields that must come together (dependentRequired) come together or not at all.
       const groups = s.dependentRequired ?? {};
       const entries = Object.entries(props).map(([k, v]) => [k, valid(v, doc, depth + 1)]);

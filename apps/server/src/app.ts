@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -9,6 +10,7 @@ import { ScryptPool } from './crypto/scrypt-pool.js';
 import { TokenSecrets } from './crypto/token-secrets.js';
 import { AccountLifecycle, composeDomains, type Domain } from './domain.js';
 import { createAccountRecords, createAccountsDomain, type AccountRecords, type AccountsService } from './domains/accounts/index.js';
+import { createDevicesDomain, type DevicesService } from './domains/devices/index.js';
 import { createCustomsDomain, installRateLimits, rulesInForce } from './domains/customs/index.js';
 import { bounceLog, createEmailsDomain, type Confirmations } from './domains/emails/index.js';
 import { createKeysDomain, loadSigningKey, type SigningKey } from './domains/keys/index.js';
@@ -32,6 +34,7 @@ import { MetricsContextSchema } from './http/schemas.js';
 import { installPortal } from './http/portal.js';
 import { applySecurityHeaders } from './http/security-headers.js';
 import { Mailer } from './senders/mail/mailer.js';
+import { loadVapidKeys, PushQueue } from './senders/push/index.js';
 import { OutboxSender, SmtpSender, type MailSender } from './senders/mail/sender.js';
 import type { Storage } from './storage/db.js';
 
@@ -55,6 +58,7 @@ export interface AppServices {
   accounts: AccountsService;
   passwords: PasswordsService;
   securityEvents: SecurityEventsService;
+  devices: DevicesService;
 }
 
 export interface App {
@@ -63,6 +67,8 @@ export interface App {
   lifecycle: AccountLifecycle;
   /** The domains' services, for tools and tests that work below HTTP. */
   services: AppServices;
+  /** Web Push's outgoing queue (`idle()` resolves once every queued push has been sent). */
+  push: PushQueue;
   /** The password-stretching pool (its `accepted` count shows which paths pay a stretch). */
   scrypt: ScryptPool;
   /** With NODE_ENV=test: errors routes answered without declaring them (the test harness fails on any). */
@@ -170,11 +176,26 @@ export async function createApp(options: AppOptions): Promise<App> {
     db, clock, scrypt, mailer, records, accounts: accounts.service, sessions: sessions.service, tokens: tokens.service,
     config: config.tokens, secret: authSecret, resetLink: link('/complete_reset_password'), securityEvents: securityEvents.service,
   });
+  // RFC 8292 §2.1: the VAPID subject says how to reach the operator (an https URL or a mailto: address).
+  const vapidSubject = config.push.vapidSubject
+    || (publicUrl.protocol === 'https:' ? publicUrl.origin : `mailto:${/<([^>]+)>/.exec(config.mail.from)?.[1] ?? config.mail.from}`);
+  const push = new PushQueue({
+    vapid: loadVapidKeys({ privateKey: config.push.vapidPrivateKey, devFile: join(config.server.dataDir, 'vapid-private-key'), production }),
+    subject: vapidSubject,
+    ca: config.push.caFile ? readFileSync(config.push.caFile, 'utf8') : null,
+    maxQueued: config.push.queueSize, concurrency: config.push.concurrency, timeoutMs: config.push.timeoutMs,
+    log: server.log,
+  });
+  const devices = createDevicesDomain({
+    db, clock, sessions: sessions.service, pushAllowedHosts: config.devices.pushAllowedHosts, push,
+    commandsUrl: new URL('/v1/account/device/commands', config.server.publicUrl).toString(),
+    confirmations: emails.service, codeLifetimeSeconds: config.signin.codeLifetimeSeconds,
+  });
   const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
     .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);
   const pages = createPagesDomain({ confirmations: emails.service, resetLinks: passwords.service, setupLinks: accounts.setupLinks, allowedOrigins, publicUrl: publicUrl.origin });
   const misc = createMiscDomain();
-  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, accounts, passwords, pages, misc];
+  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, accounts, passwords, devices, pages, misc];
   const { strategies } = composeDomains(domains, lifecycle);
 
   installJsonParser(server);
@@ -243,14 +264,17 @@ export async function createApp(options: AppOptions): Promise<App> {
   return {
     server,
     lifecycle,
+    push,
     scrypt,
     undeclaredErrors,
     services: {
       records, oauth: oauth.service, sessions: sessions.service, tokens: tokens.service, emails: emails.service,
       accounts: accounts.service, passwords: passwords.service, securityEvents: securityEvents.service,
+      devices: devices.service,
     },
     async close() {
       await server.close();
+      await push.close();
       await scrypt.close();
       await securityEvents.close();
       customs.close();

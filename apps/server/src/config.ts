@@ -1,9 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { bool, ConfigError, defineConfig, int, oneOf, readConfig, str, url, type ConfigSlice, type ConfigValues, type Env } from './config-schema.js';
 import { accountsConfig } from './domains/accounts/index.js';
+import { devicesConfig } from './domains/devices/index.js';
 import { rateLimitConfig, rulesInForce } from './domains/customs/index.js';
 import { tokenConfig } from './domains/tokens/index.js';
 import { mailConfig } from './senders/mail/config.js';
+import { pushConfig } from './senders/push/config.js';
 import { signinConfig } from './domains/sessions/index.js';
 import { securityEventsConfig } from './domains/security-events/index.js';
 
@@ -82,7 +84,7 @@ export const serverConfig = defineConfig({
   },
 });
 
-export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
+export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, devices: devicesConfig, push: pushConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
 
 export type Config = {
   [K in keyof typeof CONFIG_SLICES]: ConfigValues<(typeof CONFIG_SLICES)[K]>;
@@ -99,6 +101,8 @@ export function loadConfig(env: Env = process.env): Config {
     accounts: readConfig(accountsConfig, env),
     rateLimit: readConfig(rateLimitConfig, env),
     securityEvents: readConfig(securityEventsConfig, env),
+    devices: readConfig(devicesConfig, env),
+    push: readConfig(pushConfig, env),
     mail: readConfig(mailConfig, env),
   };
   try {

@@ -21,10 +21,17 @@ export interface AccountHooks {
   /**
    * A password change finished: end what the old password granted. `keep.sessionTokenId` is the
    * session the caller continues with (already created); whatever belongs to it survives.
+   * `keep.replaces` is the session it replaces (ended with the others): what hung on that one
+   * (its device) may move to the new session.
    */
-  onPasswordChanged?(trx: Trx, uid: string, keep: { sessionTokenId: string | null }): Promise<void>;
+  onPasswordChanged?(trx: Trx, uid: string, keep: PasswordChangeKeep): Promise<void>;
   /** The password was reset (kB may be new): end every session, token and grant of the account. */
   onPasswordReset?(trx: Trx, uid: string): Promise<void>;
+}
+
+export interface PasswordChangeKeep {
+  sessionTokenId: string | null;
+  replaces?: string | null;
 }
 
 export type RoutesPlugin = (app: FastifyInstance) => Promise<void>;
@@ -82,7 +89,7 @@ export class AccountLifecycle {
     for (const { hooks } of this.hooks) await hooks.onAccountDeleted?.(trx, uid);
   }
 
-  async passwordChanged(trx: Trx, uid: string, keep: { sessionTokenId: string | null }): Promise<void> {
+  async passwordChanged(trx: Trx, uid: string, keep: PasswordChangeKeep): Promise<void> {
     for (const { hooks } of this.hooks) await hooks.onPasswordChanged?.(trx, uid, keep);
   }
 

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config-schema.js';
 import { loadConfig } from '../src/config.js';
 
+/** A P-256 private key (32 bytes, base64url) for production configurations. */
+const VAPID = 'fP4pQmK8Y3hQ2Yj7u0Rk1ZsXyVb9cDeFgHiJkLmNoPo';
+
 describe('configuration from the environment', () => {
   it('has working defaults for the embedded platform', () => {
     const c = loadConfig({});
@@ -19,17 +22,20 @@ describe('configuration from the environment', () => {
   });
 
   it('refuses to run in production without real secrets', () => {
-    const smtp = { SMTP_URL: 'smtp://mail.example:587' };
+    const smtp = { SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID };
     expect(() => loadConfig({ NODE_ENV: 'production', ...smtp })).toThrow(/AUTH_SECRET must be set/);
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'short', ...smtp })).toThrow(/at least 32 characters/);
     expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp }).server.authSecret).toHaveLength(32);
+    // Web Push's VAPID key (issue 11): required, and a P-256 private key.
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: smtp.SMTP_URL })).toThrow(/VAPID_PRIVATE_KEY must be set/);
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp, VAPID_PRIVATE_KEY: 'c2hvcnQ' })).toThrow(/VAPID_PRIVATE_KEY: .*32 bytes/);
   });
 
   it('refuses the secret that was once published as a default, short secrets anywhere, and production without SMTP (issue 9, hole 9)', () => {
-    const smtp = { SMTP_URL: 'smtp://mail.example:587' };
+    const smtp = { SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID };
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'development-only-secret-do-not-use-in-production', ...smtp })).toThrow(/published/);
     expect(() => loadConfig({ AUTH_SECRET: 'short' })).toThrow(/at least 32 characters/);
-    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'y'.repeat(40) })).toThrow(/SMTP_URL must be set/);
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'y'.repeat(40), VAPID_PRIVATE_KEY: VAPID })).toThrow(/SMTP_URL must be set/);
     // Outside production there is no default secret at all: the server makes one per data folder.
     expect(loadConfig({}).server.authSecret).toBe('');
   });

@@ -8,6 +8,7 @@ export const API_VERSION = '1.0.0';
 const TAGS = [
   { name: 'Account', description: 'Creating, signing in to and deleting accounts; keys.' },
   { name: 'Session', description: 'Session tokens: status, confirmation, sign-out.' },
+  { name: 'Devices', description: 'Devices registered on sessions, Web Push, and everything signed in to the account.' },
   { name: 'Email', description: 'Confirming addresses and sessions by email.' },
   { name: 'Password', description: 'Changing, forgetting and resetting passwords.' },
   { name: 'Keys', description: 'The server\'s public signing keys.' },

@@ -25,7 +25,7 @@ function account(overrides: Partial<Account> = {}): Account {
 
 function session(uid: string, overrides: Partial<Session> = {}): Session {
   return {
-    id: randomHex(32), sealedAuthKey: randomHex(32), hawkOnly: false, uid, createdAt: 1000, lastAccessTime: 1000, authAt: 1000,
+    id: randomHex(32), sealedAuthKey: randomHex(32), hawkOnly: false, hasDevice: false, uid, createdAt: 1000, lastAccessTime: 1000, authAt: 1000,
     ua: { browser: 'Firefox', browserVersion: '140.0', os: 'Linux', osVersion: null, deviceType: 'desktop', formFactor: null },
     tokenVerificationId: randomHex(16), mustVerify: true, verificationMethod: null, verifiedAt: null, verificationReason: 'login', ...overrides,
   };

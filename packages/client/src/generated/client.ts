@@ -305,6 +305,166 @@ export interface OperationErrors {
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
+  sessionVerifySendPush:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  sessionVerifyVerifyPush:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'EXPIRED_TOKEN_VERIFICATION_CODE'
+    | 'INVALID_EXPIRED_OTP_CODE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountDevice:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'DEVICE_UNKNOWN'
+    | 'DEVICE_CONFLICT'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountDevices:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountDeviceDestroy:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'DEVICE_UNKNOWN'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountAttachedClients:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountAttachedClientDestroy:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'DEVICE_UNKNOWN'
+    | 'SESSION_UNVERIFIED'
+    | 'REFRESH_TOKEN_UNKNOWN'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountDevicesInvokeCommand:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'DEVICE_UNKNOWN'
+    | 'DEVICE_COMMAND_UNAVAILABLE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountDeviceCommands:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'DEVICE_UNKNOWN'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountDevicesNotify:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  accountSessions:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
   recoveryEmailStatus:
     | 'INVALID_REQUEST_SIGNATURE'
     | 'INVALID_TOKEN'
@@ -1040,6 +1200,302 @@ export class TesseraClient {
   ): Promise<Reply<'/v1/session/reauth', 'post'>> {
     return this.transport.request({
       method: 'POST', path: '/session/reauth', body, query,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Ask the account's other devices to confirm this sign-in.
+   *
+   * For an unconfirmed session: pushes `fxaccounts:verify_login` with the session's 6-digit
+   * confirmation code (a new one, replacing any emailed code) to the account's devices on confirmed
+   * sessions. A device shows the code; the person types it where they are signing in, which sends
+   * it to /session/verify/verify_push. `sent` is how many devices were pushed to (0 for a confirmed
+   * session, or when no device can be reached: fall back to email).
+   *
+   * `POST /v1/session/verify/send_push`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.sessionVerifySendPush(sessionToken);
+   */
+  sessionVerifySendPush(
+    sessionToken: string,
+    body: Body<'/v1/session/verify/send_push', 'post'> = {},
+  ): Promise<Reply<'/v1/session/verify/send_push', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/session/verify/send_push', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Confirm the session with a code another device showed.
+   *
+   * The code pushed by /session/verify/send_push confirms the session, with the tries, expiry and
+   * failure counting of /session/verify_code (the two check the same code).
+   *
+   * `POST /v1/session/verify/verify_push`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115),
+   * EXPIRED_TOKEN_VERIFICATION_CODE (153), INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.sessionVerifyVerifyPush(sessionToken, { code });
+   */
+  sessionVerifyVerifyPush(
+    sessionToken: string,
+    body: Body<'/v1/session/verify/verify_push', 'post'>,
+  ): Promise<Reply<'/v1/session/verify/verify_push', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/session/verify/verify_push', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Register or update the session's device.
+   *
+   * Without `id`, registers a device on the calling session (at least one of `name`, `type`,
+   * `pushCallback`); a session has one device, so a second registration is 400/124 with the
+   * `deviceId` it has. With `id` (the session's own device), updates what is sent (at least one
+   * field besides `id`); naming another device is 124 when the session has one, else 400/123. A
+   * `pushCallback` sent without `pushPublicKey` and `pushAuthKey` sets both keys to empty; a new
+   * push endpoint or key pair clears `pushEndpointExpired`. The public key must be an uncompressed
+   * P-256 point (65 bytes) and the auth secret 16 bytes. `availableCommands`, when sent, replaces
+   * the device's list.
+   *
+   * `POST /v1/account/device`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), DEVICE_UNKNOWN (123),
+   * DEVICE_CONFLICT (124), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountDevice(sessionToken);
+   */
+  accountDevice(
+    sessionToken: string,
+    body: Body<'/v1/account/device', 'post'> = {},
+  ): Promise<Reply<'/v1/account/device', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/device', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * The account's devices.
+   *
+   * Every device registered on a session of the account, most recently used first.
+   *
+   * `GET /v1/account/devices`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountDevices(sessionToken);
+   */
+  accountDevices(
+    sessionToken: string,
+    query?: Query<'/v1/account/devices', 'get'>,
+  ): Promise<Reply<'/v1/account/devices', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/account/devices', query,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Remove a device and sign it out.
+   *
+   * Deletes one of the account's devices and ends the session it is registered on. Needs a
+   * confirmed session (an unconfirmed one gets 400/138).
+   *
+   * `POST /v1/account/device/destroy`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), DEVICE_UNKNOWN (123),
+   * SESSION_UNVERIFIED (138), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountDeviceDestroy(sessionToken, { id });
+   */
+  accountDeviceDestroy(
+    sessionToken: string,
+    body: Body<'/v1/account/device/destroy', 'post'>,
+  ): Promise<Reply<'/v1/account/device/destroy', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/device/destroy', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Everything signed in to the account.
+   *
+   * One entry per session (with the device registered on it, if any), most recently used first, at
+   * most 500. Every key is present; what does not apply is null. Sessions are named by their
+   * handle, never by a token id.
+   *
+   * `GET /v1/account/attached_clients`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountAttachedClients(sessionToken);
+   */
+  accountAttachedClients(
+    sessionToken: string,
+    query?: Query<'/v1/account/attached_clients', 'get'>,
+  ): Promise<Reply<'/v1/account/attached_clients', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/account/attached_clients', query,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Sign out an attached client.
+   *
+   * With `deviceId`, removes the device and ends its session; with `sessionTokenId` (a handle from
+   * /account/attached_clients, or a token id), ends that session and removes its device. Both
+   * together must name the same client. Refresh tokens (`refreshTokenId`, `clientId`) come with the
+   * OAuth server: none exist yet, so a `refreshTokenId` is 400/182. Needs a confirmed session.
+   *
+   * `POST /v1/account/attached_client/destroy`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), DEVICE_UNKNOWN (123),
+   * SESSION_UNVERIFIED (138), REFRESH_TOKEN_UNKNOWN (182), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountAttachedClientDestroy(sessionToken);
+   */
+  accountAttachedClientDestroy(
+    sessionToken: string,
+    body: Body<'/v1/account/attached_client/destroy', 'post'> = {},
+  ): Promise<Reply<'/v1/account/attached_client/destroy', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/attached_client/destroy', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Send a command to another device.
+   *
+   * Stores the command for `target` (a device of the account that lists `command` in its
+   * availableCommands, else 400/157) and pushes it `fxaccounts:command_received` with the command's
+   * index. The target reads it with GET /account/device/commands until `ttl` milliseconds pass
+   * (default and maximum 10,000,000); after that it is never delivered. `payload` is at most 2048
+   * characters as JSON, usually encrypted to the key the target published for the command.
+   *
+   * `POST /v1/account/devices/invoke_command`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), DEVICE_UNKNOWN (123),
+   * DEVICE_COMMAND_UNAVAILABLE (157), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountDevicesInvokeCommand(sessionToken, { target, command, payload });
+   */
+  accountDevicesInvokeCommand(
+    sessionToken: string,
+    body: Body<'/v1/account/devices/invoke_command', 'post'>,
+  ): Promise<Reply<'/v1/account/devices/invoke_command', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/devices/invoke_command', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Commands sent to this device.
+   *
+   * The calling session's device's commands from `index` on (oldest first, at most `limit`),
+   * leaving out those past their ttl. `index` in the reply is the last one returned (or the one
+   * asked for when none is): ask next from it plus one. `last` is false when more are waiting. A
+   * session without a device gets 400/123.
+   *
+   * `GET /v1/account/device/commands`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), DEVICE_UNKNOWN (123),
+   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountDeviceCommands(sessionToken);
+   */
+  accountDeviceCommands(
+    sessionToken: string,
+    query?: Query<'/v1/account/device/commands', 'get'>,
+  ): Promise<Reply<'/v1/account/device/commands', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/account/device/commands', query,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Push to the account's devices.
+   *
+   * Pushes `payload` (a JSON object of at most 3993 bytes: what one encrypted Web Push record
+   * carries) to the devices named in `to`, or to every device but those `excluded` when `to` is
+   * `"all"`. `TTL` is how long the push service keeps it for an offline device, in seconds (default
+   * 0: now or never). Devices without a live push endpoint are skipped; the reply does not wait for
+   * the push.
+   *
+   * `POST /v1/account/devices/notify`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountDevicesNotify(sessionToken, { to, payload });
+   */
+  accountDevicesNotify(
+    sessionToken: string,
+    body: Body<'/v1/account/devices/notify', 'post'>,
+  ): Promise<Reply<'/v1/account/devices/notify', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/devices/notify', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * The account's sessions (deprecated).
+   *
+   * Deprecated: use GET /account/attached_clients. Each session of the account by its handle, with
+   * the device registered on it.
+   *
+   * `GET /v1/account/sessions`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.accountSessions(sessionToken);
+   */
+  accountSessions(sessionToken: string): Promise<Reply<'/v1/account/sessions', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/account/sessions',
       token: { type: 'sessionToken', value: sessionToken },
     });
   }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { AccountLifecycle } from '../../domain.js';
+import type { AccountLifecycle, PasswordChangeKeep } from '../../domain.js';
 import { normalizeEmail } from '../../email-address.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor, Trx } from '../../storage/executor.js';
@@ -95,7 +95,7 @@ export class AccountRecords {
   }
 
   /** A password change finished: other domains end what the old password granted. */
-  passwordChanged(trx: Trx, uid: string, keep: { sessionTokenId: string | null }): Promise<void> {
+  passwordChanged(trx: Trx, uid: string, keep: PasswordChangeKeep): Promise<void> {
     return this.deps.lifecycle.passwordChanged(trx, uid, keep);
   }
 

@@ -227,7 +227,7 @@ export class AccountsService {
     } catch (err) {
       // No usable session is left behind when its confirmation email could not go out.
       await db.transaction().execute(async (trx) => {
-        await sessions.delete(trx, session.id);
+        await sessions.delete(trx, session);
         if (keyFetchToken) await tokens.deleteKeyFetchTokensOfSession(trx, session.id);
       });
       throw err;

@@ -45,6 +45,15 @@ export class Confirmations implements SigninConfirmations {
     });
   }
 
+  /**
+   * The session's confirmation code for another channel (a push to the account's other devices):
+   * a fresh one, replacing any emailed before; /session/verify_code and /session/verify/verify_push
+   * check it alike.
+   */
+  codeForSession(session: Session): Promise<string> {
+    return this.issueCode(session.id);
+  }
+
   /** Sign-up loop: confirms the address and the session waiting on it. */
   async sendSignup(account: Account, session: Session, method: string | undefined, ctx: FlowContext): Promise<void> {
     const { deps } = this;
@@ -119,7 +128,7 @@ export class Confirmations implements SigninConfirmations {
     if (!session.tokenVerificationId && account.emailVerified) return { notice: false };
     const now = clock.now();
     await records.checkCodeBudget(db, account.uid, now);
-    const result = await sessions.checkCode(db, { secret, sessionId: session.id, code, now, maxFailures: this.deps.codeFailuresPerSession });
+    const result = await sessions.checkCode(db, { secret, uid: session.uid, sessionId: session.id, code, now, maxFailures: this.deps.codeFailuresPerSession });
     if (result === 'expired') throw appError('EXPIRED_TOKEN_VERIFICATION_CODE');
     if (result === 'none') throw appError('INVALID_EXPIRED_OTP_CODE', {}, 'Invalid or expired confirmation code: request a new code');
     if (result === 'wrong' || result === 'spent') await records.recordCodeFailure(db, account.uid, now);

@@ -112,7 +112,7 @@ export class PasswordsService {
             reason: (old.verificationReason as 'login' | null) ?? null, verifiedWith: old.verificationMethod, authAt: now,
           })
         : null;
-      await records.passwordChanged(trx, account.uid, { sessionTokenId: created?.session.id ?? null });
+      await records.passwordChanged(trx, account.uid, { sessionTokenId: created?.session.id ?? null, replaces: old?.id ?? null });
       await this.deps.securityEvents.record(trx, account.uid, { name: 'account.password_changed', ctx, verified: true });
       if (!created) return null;
       const verified = isSessionVerified(created.session);

@@ -16,7 +16,7 @@ import { deleteOtherSessions, findSessionWithAccount, isSessionVerified, markSes
 // every signed-in route authenticates with, and the session routes.
 
 export { signinConfig } from './config.js';
-export { SessionsService, verificationState, type SessionStart } from './service.js';
+export { SessionsService, verificationState, type SessionEndedListener, type SessionStart } from './service.js';
 export { isSessionVerified, type Session, type SessionWithAccount, type VerificationMethodName } from './store.js';
 export type { CodeCheck } from './codes.js';
 export { describeDevice, parseUserAgent } from './user-agent.js';

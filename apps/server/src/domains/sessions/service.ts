@@ -9,8 +9,8 @@ import type { Database } from '../../storage/schema.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import { checkSessionCode, clearSessionCode, issueSessionCode, type CodeCheck } from './codes.js';
 import {
-  deleteSession, findSession, findSessionByName, insertSession, isSessionVerified, listSessionsAwaiting, markSessionsVerifiedByVerificationId,
-  markSessionVerified, setSessionAuthAt, touchSession,
+  deleteSession, findSession, findSessionByName, insertSession, isSessionVerified, listSessionsAwaiting, listSessionsOf, markSessionsVerifiedByVerificationId,
+  markSessionVerified, setSessionAuthAt, setSessionHasDevice, touchSession,
   type Session, type SessionWithAccount, type VerificationMethodName,
 } from './store.js';
 import { parseUserAgent } from './user-agent.js';
@@ -40,6 +40,7 @@ async function createSession(db: Executor, secrets: TokenSecrets, s: SessionStar
     id: secrets.handle('sessionToken', token.id),
     sealedAuthKey: secrets.sealAuthKey('sessionToken', token.id, token.authKey),
     hawkOnly: false,
+    hasDevice: false,
     uid: s.uid,
     createdAt: s.now,
     lastAccessTime: s.now,
@@ -85,8 +86,37 @@ export interface SessionsDeps {
 /** lastAccessTime is written at most this often per session, not on every request. */
 const TOUCH_INTERVAL_MS = 60 * 60 * 1000;
 
+/**
+ * Told when sessions end one by one (sign-out, idle expiry, a spent code, deletion by another
+ * domain), on the executor that deleted them, so that what hangs on a session (its device) goes in
+ * the same transaction. Sessions ended account-wide (password change or reset, account deletion)
+ * go through the account lifecycle hooks instead.
+ */
+export type SessionEndedListener = (db: Executor, uid: string, sessionId: string) => Promise<void>;
+
 export class SessionsService {
+  private readonly endedListeners: SessionEndedListener[] = [];
+
   constructor(private readonly deps: SessionsDeps) {}
+
+  /** Registers a listener for sessions that end one by one (see SessionEndedListener). */
+  onSessionEnded(listener: SessionEndedListener): void {
+    this.endedListeners.push(listener);
+  }
+
+  private async ended(db: Executor, uid: string, sessionId: string): Promise<void> {
+    for (const listener of this.endedListeners) await listener(db, uid, sessionId);
+  }
+
+  /** Deletes a session and what hangs on it, in one transaction unless given one. */
+  private async end(db: Executor, session: Pick<Session, 'id' | 'uid'>): Promise<boolean> {
+    if (!this.endedListeners.length) return deleteSession(db, session.id);
+    const run = async (trx: Executor) => {
+      await this.ended(trx, session.uid, session.id);
+      return deleteSession(trx, session.id);
+    };
+    return db.isTransaction ? run(db) : (db as Kysely<Database>).transaction().execute(run);
+  }
 
   // ---- for other domains: every method takes the executor first (inside or outside a transaction)
 
@@ -109,8 +139,19 @@ export class SessionsService {
     return findSessionByName(db, uid, [this.deps.secrets.handle('sessionToken', lower), lower]);
   }
 
-  delete(db: Executor, id: string): Promise<boolean> {
-    return deleteSession(db, id);
+  /** Ends one session of the account (and what hangs on it: its device). */
+  delete(db: Executor, session: Pick<Session, 'id' | 'uid'>): Promise<boolean> {
+    return this.end(db, session);
+  }
+
+  /** Every session of the account, most recently used first. */
+  listOf(db: Executor, uid: string): Promise<Session[]> {
+    return listSessionsOf(db, uid);
+  }
+
+  /** A device was registered on the session (true) or removed from it (false). */
+  setHasDevice(db: Executor, id: string, hasDevice: boolean): Promise<void> {
+    return setSessionHasDevice(db, id, hasDevice);
   }
 
   /** The password was proven again on this session (reauth). */
@@ -139,8 +180,11 @@ export class SessionsService {
   }
 
   /** Checks a confirmation code, spending one try; `spent` ends the session (see codes.ts). */
-  checkCode(db: Executor, c: { secret: string; sessionId: string; code: string; now: number; maxFailures: number }): Promise<CodeCheck> {
-    return checkSessionCode(db, c.secret, c.sessionId, c.code, c.now, c.maxFailures);
+  async checkCode(db: Executor, c: { secret: string; uid: string; sessionId: string; code: string; now: number; maxFailures: number }): Promise<CodeCheck> {
+    const result = await checkSessionCode(db, c.secret, c.sessionId, c.code, c.now, c.maxFailures);
+    // The session row is gone; what hung on it goes too.
+    if (result === 'spent') await this.ended(db, c.uid, c.sessionId);
+    return result;
   }
 
   clearCode(db: Executor, sessionId: string): Promise<void> {
@@ -155,8 +199,9 @@ export class SessionsService {
    */
   isLive(session: Session, now: number): boolean | Promise<boolean> {
     const { idleLifetimeMs } = this.deps;
-    if (idleLifetimeMs > 0 && now - session.lastAccessTime > idleLifetimeMs) {
-      return deleteSession(this.deps.db, session.id).then(() => false);
+    // protocol.md §2.1: only sessions without a device expire for being idle.
+    if (idleLifetimeMs > 0 && !session.hasDevice && now - session.lastAccessTime > idleLifetimeMs) {
+      return this.end(this.deps.db, session).then(() => false);
     }
     if (now - session.lastAccessTime > TOUCH_INTERVAL_MS) return touchSession(this.deps.db, session.id, now).then(() => true);
     return true;
@@ -187,11 +232,11 @@ export class SessionsService {
     if (otherSession) {
       const other = await this.findNamed(this.deps.db, session.uid, otherSession);
       if (!other) throw appError('INVALID_TOKEN', { detail: 'Unknown session' });
-      await deleteSession(this.deps.db, other.id);
+      await this.end(this.deps.db, other);
       await signedOut(other.id === session.id ? 'current' : 'other');
       return;
     }
-    await deleteSession(this.deps.db, session.id);
+    await this.end(this.deps.db, session);
     await signedOut('current');
   }
 

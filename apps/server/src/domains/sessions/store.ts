@@ -31,6 +31,8 @@ export interface Session {
   sealedAuthKey: string;
   /** Used with Hawk at least once: Bearer is refused for it. */
   hawkOnly: boolean;
+  /** A device is registered on it: it does not expire for being idle. */
+  hasDevice: boolean;
   uid: string;
   createdAt: number;
   lastAccessTime: number;
@@ -64,6 +66,7 @@ function rowToSession(r: Selectable<SessionTokensTable>): Session {
     id: r.id_hash,
     sealedAuthKey: r.sealed_auth_key,
     hawkOnly: r.hawk_only === 1,
+    hasDevice: r.has_device === 1,
     uid: r.uid,
     createdAt: r.created_at,
     lastAccessTime: r.last_access_time,
@@ -85,6 +88,7 @@ export async function insertSession(db: Executor, s: Session): Promise<void> {
     id_hash: s.id,
     sealed_auth_key: s.sealedAuthKey,
     hawk_only: s.hawkOnly ? 1 : 0,
+    has_device: s.hasDevice ? 1 : 0,
     uid: s.uid,
     created_at: s.createdAt,
     last_access_time: s.lastAccessTime,
@@ -141,6 +145,23 @@ export async function findSession(db: Executor, id: string): Promise<Session | n
 export async function findSessionByName(db: Executor, uid: string, handles: string[]): Promise<Session | null> {
   const row = await db.selectFrom('session_tokens').selectAll().where('uid', '=', uid).where('id_hash', 'in', handles).executeTakeFirst();
   return row ? rowToSession(row) : null;
+}
+
+/** Every session of the account, most recently used first. */
+export async function listSessionsOf(db: Executor, uid: string): Promise<Session[]> {
+  const rows = await db.selectFrom('session_tokens').selectAll().where('uid', '=', uid).orderBy('last_access_time', 'desc').execute();
+  return rows.map(rowToSession);
+}
+
+/** The ids of the account's sessions but `keepId`: what deleteOtherSessions is about to delete. */
+export async function otherSessionIds(db: Executor, uid: string, keepId: string | null): Promise<string[]> {
+  let q = db.selectFrom('session_tokens').select('id_hash').where('uid', '=', uid);
+  if (keepId) q = q.where('id_hash', '!=', keepId);
+  return (await q.execute()).map((r) => r.id_hash);
+}
+
+export async function setSessionHasDevice(db: Executor, id: string, hasDevice: boolean): Promise<void> {
+  await db.updateTable('session_tokens').set({ has_device: hasDevice ? 1 : 0 }).where('id_hash', '=', id).execute();
 }
 
 /** The session was used with Hawk: from now on Bearer is refused for it. */

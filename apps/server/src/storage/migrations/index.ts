@@ -6,6 +6,8 @@ import * as m0004 from './0004_add_unblock_codes.js';
 import * as m0005 from './0005_key_token_ids.js';
 import * as m0006 from './0006_add_security_events.js';
 import * as m0007 from './0007_add_stub_client_ids.js';
+import * as m0008 from './0008_add_devices.js';
+import * as m0009 from './0009_add_device_commands.js';
 
 /** What a migration may need beyond the database: the server secret, to rekey stored tokens (0005). */
 export interface MigrationContext {
@@ -30,4 +32,6 @@ export const MIGRATIONS: Record<string, TesseraMigration> = {
   '0005_key_token_ids': m0005,
   '0006_add_security_events': m0006,
   '0007_add_stub_client_ids': m0007,
+  '0008_add_devices': m0008,
+  '0009_add_device_commands': m0009,
 };

@@ -1,0 +1,15 @@
+import { defineConfig } from '../../config-schema.js';
+import { parsePushHosts, type PushHost } from './push-hosts.js';
+
+/** Devices and Web Push. */
+export const devicesConfig = defineConfig({
+  pushAllowedHosts: {
+    env: 'PUSH_ALLOWED_HOSTS',
+    default: parsePushHosts('updates.push.services.mozilla.com,fcm.googleapis.com,*.push.apple.com,*.notify.windows.com'),
+    defaultText: 'updates.push.services.mozilla.com,fcm.googleapis.com,*.push.apple.com,*.notify.windows.com',
+    parse: parsePushHosts,
+    description: 'Comma-separated hosts a device\'s `pushCallback` may point at: the Web Push services of Firefox, Chrome, Safari and Edge by default. `*.example.com` allows every subdomain; `host:port` allows that port only (without a port, only 443). The server sends pushes to these hosts and nowhere else, so a device cannot make it call an arbitrary address.',
+  },
+});
+
+export type { PushHost };

@@ -1,0 +1,46 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import { routesOf, type Domain } from '../../domain.js';
+import type { Database } from '../../storage/schema.js';
+import type { SessionsService } from '../sessions/index.js';
+import type { PushHost } from './push-hosts.js';
+import { deviceRoutes } from './routes.js';
+import { DevicesService, type DevicesDeps, type Pusher } from './service.js';
+
+// The devices domain: the device a relying party registers on its session (name, type, Web Push
+// subscription, commands), the account's device list and the attached-clients view. A device goes
+// with its session, whichever way the session ends. Account changes are pushed to the devices
+// (Web Push, through a bounded queue outside the request).
+
+export { devicesConfig } from './config.js';
+export { DevicesService, type Pusher } from './service.js';
+export { pushEvents, ACCOUNT_EVENT_TTL_SECONDS } from './push-events.js';
+export { parsePushHosts, pushCallbackProblem, type PushHost } from './push-hosts.js';
+
+export interface DevicesDomainDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  sessions: SessionsService;
+  pushAllowedHosts: readonly PushHost[];
+  /** Pushes leave through it, outside the request. */
+  push: Pusher;
+  /** The public URL of GET /v1/account/device/commands. */
+  commandsUrl: string;
+  confirmations: DevicesDeps['confirmations'];
+  codeLifetimeSeconds: number;
+}
+
+export function createDevicesDomain(deps: DevicesDomainDeps): Domain<DevicesService> {
+  const devices = new DevicesService(deps);
+  deps.sessions.onSessionEnded((db, uid, sessionId) => devices.sessionEnded(db, uid, sessionId));
+  return {
+    name: 'devices',
+    service: devices,
+    routes: routesOf(deviceRoutes, { devices }),
+    hooks: {
+      onAccountDeleted: (trx, uid) => devices.accountDeleted(trx, uid),
+      onPasswordChanged: (trx, uid, keep) => devices.passwordChanged(trx, uid, keep),
+      onPasswordReset: (trx, uid) => devices.passwordReset(trx, uid),
+    },
+  };
+}

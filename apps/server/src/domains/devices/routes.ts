@@ -1,0 +1,273 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { credentialsOf } from '../../http/auth.js';
+import { contextOf } from '../../http/context.js';
+import { responses } from '../../http/responses.js';
+import { hex, sessionTokenId } from '../../http/schemas.js';
+import { DISPLAY_SAFE_PATTERN } from './rules.js';
+import type { DevicesService } from './service.js';
+
+// The device routes of spec 1 §7 (protocol.md §5.7, §5.8): registering the calling session's
+// device, listing and destroying devices, and the attached-clients view of everything signed in.
+
+const TAG = 'Devices';
+
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const deviceId = hex(32, 'A device id: 16 bytes as 32 hex characters.');
+const COMMAND_NAME = '^[a-zA-Z0-9._/:-]{1,100}$';
+const availableCommands = Type.Unsafe<Record<string, string>>({
+  type: 'object',
+  propertyNames: { pattern: COMMAND_NAME },
+  additionalProperties: { type: 'string', maxLength: 2048 },
+  description: 'The commands the device accepts: command name (1–100 letters, digits and `. _ / - :`) → the data it publishes for it (at most 2048 characters), e.g. the keys a sender encrypts a tab to.',
+});
+const name = Type.String({ maxLength: 255, pattern: DISPLAY_SAFE_PATTERN, description: 'The device\'s name: at most 255 characters, display-safe (no control, private-use or bidirectional-override characters; emoji are fine).' });
+const type = Type.String({ maxLength: 16, pattern: DISPLAY_SAFE_PATTERN, description: 'What kind of device: desktop, mobile, tablet, vr, tv; at most 16 characters.' });
+const pushCallback = Type.String({
+  maxLength: 255, pattern: '^(?:https://.*)?$',
+  description: 'The Web Push subscription endpoint: an https URL of at most 255 characters on a host of PUSH_ALLOWED_HOSTS (the real push services by default). Empty: no push.',
+});
+const pushPublicKey = Type.String({ maxLength: 88, pattern: '^[A-Za-z0-9_-]*$', description: 'The subscription\'s P-256 public key (`p256dh`), base64url; pushes are encrypted to it (aes128gcm, RFC 8291).' });
+const pushAuthKey = Type.String({ maxLength: 24, pattern: '^[A-Za-z0-9_-]*$', description: 'The subscription\'s 16-byte auth secret, base64url.' });
+const location = Type.Object({}, { description: 'Where the device was last used; empty: Tessera does not locate clients.' });
+
+const Device = Type.Object({
+  id: deviceId,
+  createdAt: Type.Integer({ description: 'When it was registered (ms).' }),
+  name: nullable(Type.String()),
+  type: nullable(Type.String()),
+  pushCallback: nullable(Type.String()),
+  pushPublicKey: nullable(Type.String()),
+  pushAuthKey: nullable(Type.String()),
+  pushEndpointExpired: Type.Boolean({ description: 'The push service said the endpoint is gone (404/410); a new subscription clears it.' }),
+  availableCommands,
+});
+
+const ListedDevice = Type.Object({
+  id: deviceId,
+  isCurrentDevice: Type.Boolean({ description: 'It is registered on the session that asks.' }),
+  lastAccessTime: Type.Integer({ description: 'Last use of its session (ms; written at most hourly).' }),
+  location,
+  name: nullable(Type.String()),
+  type: nullable(Type.String({ description: 'As registered, else the kind of device its session\'s User-Agent names.' })),
+  pushCallback: nullable(Type.String()),
+  pushPublicKey: nullable(Type.String()),
+  pushAuthKey: nullable(Type.String()),
+  pushEndpointExpired: Type.Boolean(),
+  availableCommands,
+});
+
+const AttachedClient = Type.Object({
+  clientId: nullable(Type.String({ description: 'The OAuth client of a refresh token.' })),
+  deviceId: nullable(deviceId),
+  sessionTokenId: nullable(Type.String({ description: 'The session\'s handle: names it to /account/attached_client/destroy and /session/destroy, and is not a token (presented as one, it is refused).' })),
+  refreshTokenId: nullable(Type.String()),
+  isCurrentSession: Type.Boolean(),
+  deviceType: nullable(Type.String()),
+  name: nullable(Type.String({ description: 'The device\'s name, else "<browser> on <OS>" from the session\'s User-Agent.' })),
+  createdTime: nullable(Type.Integer({ description: 'ms' })),
+  lastAccessTime: nullable(Type.Integer({ description: 'ms; written at most hourly.' })),
+  scope: nullable(Type.Array(Type.String())),
+  location,
+  userAgent: Type.String({ description: 'Browser and version from the session\'s User-Agent; empty when unknown.' }),
+  os: nullable(Type.String()),
+});
+
+const idleQuery = Type.Object({
+  filterIdleDevicesTimestamp: Type.Optional(Type.Integer({ minimum: 0, description: 'Leave out what was last used before this time (ms); the caller\'s own entry stays.' })),
+}, { additionalProperties: false });
+
+const DeviceBody = Type.Object({
+  id: Type.Optional(hex(32, 'The device to update (the calling session\'s own); without it a device is registered.')),
+  name: Type.Optional(name),
+  type: Type.Optional(type),
+  pushCallback: Type.Optional(pushCallback),
+  pushPublicKey: Type.Optional(pushPublicKey),
+  pushAuthKey: Type.Optional(pushAuthKey),
+  availableCommands: Type.Optional(availableCommands),
+}, {
+  additionalProperties: false,
+  // The key pair travels with its endpoint.
+  dependentRequired: { pushPublicKey: ['pushAuthKey', 'pushCallback'], pushAuthKey: ['pushPublicKey', 'pushCallback'] },
+  // Registration names the device or its endpoint; an update changes at least one thing.
+  if: { required: ['id'] },
+  then: { anyOf: [{ required: ['name'] }, { required: ['type'] }, { required: ['pushCallback'] }, { required: ['availableCommands'] }] },
+  else: { anyOf: [{ required: ['name'] }, { required: ['type'] }, { required: ['pushCallback'] }] },
+});
+
+export const deviceRoutes: FastifyPluginAsyncTypebox<{ devices: DevicesService }> = async (app, { devices }) => {
+  app.post('/account/device', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: [TAG], summary: 'Register or update the session\'s device',
+      description: [
+        'Without `id`, registers a device on the calling session (at least one of `name`, `type`, `pushCallback`); a session has one device, so a second registration is 400/124 with the `deviceId` it has.',
+        'With `id` (the session\'s own device), updates what is sent (at least one field besides `id`); naming another device is 124 when the session has one, else 400/123.',
+        'A `pushCallback` sent without `pushPublicKey` and `pushAuthKey` sets both keys to empty; a new push endpoint or key pair clears `pushEndpointExpired`.',
+        'The public key must be an uncompressed P-256 point (65 bytes) and the auth secret 16 bytes.',
+        '`availableCommands`, when sent, replaces the device\'s list.',
+      ].join(' '),
+      body: DeviceBody,
+      response: responses(Device, ['DEVICE_UNKNOWN', 'DEVICE_CONFLICT'], { auth: true }),
+    },
+  }, async (req) => devices.register(credentialsOf(req, 'sessionToken'), req.body));
+
+  app.get('/account/devices', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: [TAG], summary: 'The account\'s devices',
+      description: 'Every device registered on a session of the account, most recently used first.',
+      querystring: idleQuery,
+      response: responses(Type.Array(ListedDevice), [], { auth: true }),
+    },
+  }, async (req) => devices.list(credentialsOf(req, 'sessionToken'), req.query.filterIdleDevicesTimestamp));
+
+  app.post('/account/device/destroy', {
+    config: { auth: 'sessionTokenVerified' },
+    schema: {
+      tags: [TAG], summary: 'Remove a device and sign it out',
+      description: 'Deletes one of the account\'s devices and ends the session it is registered on. Needs a confirmed session (an unconfirmed one gets 400/138).',
+      body: Type.Object({ id: deviceId }, { additionalProperties: false }),
+      response: responses(Type.Object({}), ['DEVICE_UNKNOWN', 'SESSION_UNVERIFIED'], { auth: true }),
+    },
+  }, async (req) => {
+    await devices.destroy(credentialsOf(req, 'sessionTokenVerified'), req.body.id);
+    return {};
+  });
+
+  app.get('/account/attached_clients', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: [TAG], summary: 'Everything signed in to the account',
+      description: 'One entry per session (with the device registered on it, if any), most recently used first, at most 500. Every key is present; what does not apply is null. Sessions are named by their handle, never by a token id.',
+      querystring: idleQuery,
+      response: responses(Type.Array(AttachedClient), [], { auth: true }),
+    },
+  }, async (req) => devices.attachedClients(credentialsOf(req, 'sessionToken'), req.query.filterIdleDevicesTimestamp));
+
+  app.post('/account/attached_client/destroy', {
+    config: { auth: 'sessionTokenVerified' },
+    schema: {
+      tags: [TAG], summary: 'Sign out an attached client',
+      description: 'With `deviceId`, removes the device and ends its session; with `sessionTokenId` (a handle from /account/attached_clients, or a token id), ends that session and removes its device. Both together must name the same client. Refresh tokens (`refreshTokenId`, `clientId`) come with the OAuth server: none exist yet, so a `refreshTokenId` is 400/182. Needs a confirmed session.',
+      body: Type.Object({
+        clientId: Type.Optional(hex(16, 'An OAuth client id.')),
+        deviceId: Type.Optional(deviceId),
+        sessionTokenId: Type.Optional(sessionTokenId),
+        refreshTokenId: Type.Optional(hex(64, 'A refresh token\'s id.')),
+      }, {
+        additionalProperties: false,
+        anyOf: [{ required: ['deviceId'] }, { required: ['sessionTokenId'] }, { required: ['refreshTokenId'] }, { required: ['clientId'] }],
+      }),
+      response: responses(Type.Object({}), ['DEVICE_UNKNOWN', 'REFRESH_TOKEN_UNKNOWN', 'SESSION_UNVERIFIED'], { auth: true }),
+    },
+  }, async (req) => {
+    await devices.destroyAttachedClient(credentialsOf(req, 'sessionTokenVerified'), req.body);
+    return {};
+  });
+
+  app.post('/account/devices/invoke_command', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: [TAG], summary: 'Send a command to another device',
+      description: 'Stores the command for `target` (a device of the account that lists `command` in its availableCommands, else 400/157) and pushes it `fxaccounts:command_received` with the command\'s index. The target reads it with GET /account/device/commands until `ttl` milliseconds pass (default and maximum 10,000,000); after that it is never delivered. `payload` is at most 2048 characters as JSON, usually encrypted to the key the target published for the command.',
+      body: Type.Object({
+        target: deviceId,
+        command: Type.String({ pattern: COMMAND_NAME, description: 'One of the target\'s availableCommands.' }),
+        payload: Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'What the target needs to run the command; at most 2048 characters as JSON.' }),
+        ttl: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'How long the command waits for the target, in milliseconds.' })),
+      }, { additionalProperties: false }),
+      response: responses(Type.Object({}), ['DEVICE_UNKNOWN', 'DEVICE_COMMAND_UNAVAILABLE'], { auth: true }),
+    },
+  }, async (req) => devices.invokeCommand(credentialsOf(req, 'sessionToken'), req.body));
+
+  app.get('/account/device/commands', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: [TAG], summary: 'Commands sent to this device',
+      description: 'The calling session\'s device\'s commands from `index` on (oldest first, at most `limit`), leaving out those past their ttl. `index` in the reply is the last one returned (or the one asked for when none is): ask next from it plus one. `last` is false when more are waiting. A session without a device gets 400/123.',
+      querystring: Type.Object({
+        index: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'The first index wanted.' })),
+        limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: 100, description: 'At most this many (0–100, default 100).' })),
+      }, { additionalProperties: false }),
+      response: responses(Type.Object({
+        index: Type.Integer(),
+        last: Type.Boolean(),
+        messages: Type.Array(Type.Object({
+          index: Type.Integer(),
+          data: Type.Object({
+            command: Type.String(),
+            payload: Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }),
+            sender: nullable(deviceId),
+          }),
+        })),
+      }), ['DEVICE_UNKNOWN'], { auth: true }),
+    },
+  }, async (req) => devices.commands(credentialsOf(req, 'sessionToken'), req.query.index ?? 0, req.query.limit ?? 100));
+
+  app.post('/account/devices/notify', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: [TAG], summary: 'Push to the account\'s devices',
+      description: 'Pushes `payload` (a JSON object of at most 3993 bytes: what one encrypted Web Push record carries) to the devices named in `to`, or to every device but those `excluded` when `to` is `"all"`. `TTL` is how long the push service keeps it for an offline device, in seconds (default 0: now or never). Devices without a live push endpoint are skipped; the reply does not wait for the push.',
+      body: Type.Object({
+        to: Type.Union([Type.Literal('all'), Type.Array(deviceId, { minItems: 1 })]),
+        excluded: Type.Optional(Type.Array(deviceId, { description: 'Only with `to: "all"`.' })),
+        payload: Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }),
+        TTL: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+      }, {
+        additionalProperties: false,
+        // `excluded` only narrows "all".
+        if: { required: ['excluded'] },
+        then: { properties: { to: { const: 'all' } } },
+      }),
+      response: responses(Type.Object({}), [], { auth: true }),
+    },
+  }, async (req) => devices.notify(credentialsOf(req, 'sessionToken'), req.body));
+
+  app.post('/session/verify/send_push', {
+    config: { auth: 'sessionToken', rateLimit: { actions: ['sendVerifyCode'] } },
+    schema: {
+      tags: ['Session'], summary: 'Ask the account\'s other devices to confirm this sign-in',
+      description: 'For an unconfirmed session: pushes `fxaccounts:verify_login` with the session\'s 6-digit confirmation code (a new one, replacing any emailed code) to the account\'s devices on confirmed sessions. A device shows the code; the person types it where they are signing in, which sends it to /session/verify/verify_push. `sent` is how many devices were pushed to (0 for a confirmed session, or when no device can be reached: fall back to email).',
+      body: Type.Object({}, { additionalProperties: false }),
+      response: responses(Type.Object({ sent: Type.Integer() }), [], { auth: true }),
+    },
+  }, async (req) => devices.sendVerifyPush(credentialsOf(req, 'sessionToken')));
+
+  app.post('/session/verify/verify_push', {
+    config: { auth: 'sessionToken', rateLimit: { actions: ['verifySessionCode'], failed: { INVALID_EXPIRED_OTP_CODE: 'verifySessionCodeFailed' } } },
+    schema: {
+      tags: ['Session'], summary: 'Confirm the session with a code another device showed',
+      description: 'The code pushed by /session/verify/send_push confirms the session, with the tries, expiry and failure counting of /session/verify_code (the two check the same code).',
+      body: Type.Object({ code: Type.String({ pattern: '^[0-9]{6}$', description: '6 digits.' }) }, { additionalProperties: false }),
+      response: responses(Type.Object({}), ['INVALID_EXPIRED_OTP_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE', 'THROTTLED'], { auth: true }),
+    },
+  }, async (req) => {
+    await devices.verifyPush(credentialsOf(req, 'sessionToken'), req.body.code, contextOf(req), (err) =>
+      req.log.warn({ reqId: req.id, reason: (err as Error).message }, 'sign-in notice not sent'));
+    return {};
+  });
+
+  app.get('/account/sessions', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      tags: [TAG], summary: 'The account\'s sessions (deprecated)', deprecated: true,
+      description: 'Deprecated: use GET /account/attached_clients. Each session of the account by its handle, with the device registered on it.',
+      response: responses(Type.Array(Type.Object({
+        id: Type.String({ description: 'The session\'s handle.' }),
+        createdTime: Type.Integer(),
+        lastAccessTime: Type.Integer(),
+        userAgent: Type.String(),
+        os: nullable(Type.String()),
+        deviceType: nullable(Type.String()),
+        isCurrentDevice: Type.Boolean(),
+        isDevice: Type.Boolean(),
+        deviceId: nullable(deviceId),
+        deviceName: nullable(Type.String()),
+        deviceAvailableCommands: nullable(availableCommands),
+        location,
+      })), [], { input: false, auth: true }),
+    },
+  }, async (req) => devices.sessionsList(credentialsOf(req, 'sessionToken')));
+};

@@ -1,0 +1,375 @@
+import { randomBytes } from 'node:crypto';
+import { appError } from '@tessera/errors';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { RequestContext } from '../../http/context.js';
+import { isUniqueViolation } from '../../storage/db.js';
+import type { Executor } from '../../storage/executor.js';
+import type { Database } from '../../storage/schema.js';
+import { describeDevice, isSessionVerified, type Session, type SessionsService } from '../sessions/index.js';
+import { mergeAttachedClients, sessionEntries, userAgentOf } from './attached-clients.js';
+import { pushCallbackProblem, type PushHost } from './push-hosts.js';
+import { deleteExpiredCommands, insertCommand, listCommands } from './commands.js';
+import { ACCOUNT_EVENT_TTL_SECONDS, pushEvents } from './push-events.js';
+import { checkPushKeys } from './rules.js';
+import {
+  deleteDevice, deleteDeviceOfSession, deleteOtherDevices, findDevice, findDeviceOfSession, insertDevice, listDevices, markPushEndpointExpired, moveDevice, updateDevice,
+  type Device,
+} from './store.js';
+
+/** Where pushes go: a bounded queue outside the request (senders/push). */
+export interface Pusher {
+  enqueue(job: {
+    subscription: { endpoint: string; publicKey: string; authKey: string };
+    payload: Record<string, unknown>;
+    ttlSeconds: number;
+    onGone: () => Promise<void>;
+  }): boolean;
+}
+
+export interface DevicesDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  sessions: SessionsService;
+  pushAllowedHosts: readonly PushHost[];
+  push: Pusher;
+  /** The public URL of GET /v1/account/device/commands (command pushes carry it). */
+  commandsUrl: string;
+  /** The session confirmation codes (the emails domain): a push can carry one, too. */
+  confirmations: {
+    codeForSession(session: Session): Promise<string>;
+    confirmSession(session: Session, code: string, ctx: RequestContext, onNoticeFailure: (err: unknown) => void): Promise<void>;
+  };
+  /** How long a confirmation code lives: the push carrying it is kept as long. */
+  codeLifetimeSeconds: number;
+}
+
+/** Largest command payload, as JSON (spec 1 §5). */
+export const COMMAND_PAYLOAD_MAX = 2048;
+/** Largest /account/devices/notify payload, as JSON in UTF-8: what one aes128gcm record of a 4096-byte push carries (RFC 8291 §4). */
+export const NOTIFY_PAYLOAD_MAX = 3993;
+/** A command's ttl when none is asked for: the largest allowed (spec 1 §9). */
+export const COMMAND_TTL_MAX_MS = 10_000_000;
+
+/** POST /account/device: what the client sends (validated by the route's schema). */
+export interface DeviceInput {
+  id?: string | undefined;
+  name?: string | undefined;
+  type?: string | undefined;
+  pushCallback?: string | undefined;
+  pushPublicKey?: string | undefined;
+  pushAuthKey?: string | undefined;
+  availableCommands?: Record<string, string> | undefined;
+}
+
+/** A device as the device routes show it. */
+export function deviceReply(d: Device) {
+  return {
+    id: d.id,
+    createdAt: d.createdAt,
+    name: d.name,
+    type: d.type,
+    pushCallback: d.pushCallback,
+    pushPublicKey: d.pushPublicKey,
+    pushAuthKey: d.pushAuthKey,
+    pushEndpointExpired: d.pushEndpointExpired,
+    availableCommands: d.availableCommands,
+  };
+}
+
+function tooLarge(key: string, message: string): never {
+  throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: [key], rule: 'maxLength', message } }, `Invalid parameter in request body: ${message}`);
+}
+
+function invalid(key: string, message: string): never {
+  throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: [key], rule: 'push-host', message } }, `Invalid parameter in request body: ${message}`);
+}
+
+export class DevicesService {
+  constructor(private readonly deps: DevicesDeps) {}
+
+  /**
+   * Queues one push per device that has a live endpoint; returns at once. A 404/410 from the push
+   * service flags the endpoint expired; other failures are logged by the queue.
+   */
+  pushTo(devices: Device[], payload: Record<string, unknown>, ttlSeconds: number): void {
+    for (const d of devices) {
+      if (!d.pushCallback || d.pushEndpointExpired) continue;
+      const endpoint = d.pushCallback;
+      this.deps.push.enqueue({
+        subscription: { endpoint, publicKey: d.pushPublicKey ?? '', authKey: d.pushAuthKey ?? '' },
+        payload, ttlSeconds,
+        onGone: () => markPushEndpointExpired(this.deps.db, d.uid, d.id, endpoint),
+      });
+    }
+  }
+
+  /** The input applied to a device: a new push tuple clears pushEndpointExpired (spec 1 §4). */
+  private apply(device: Device, input: DeviceInput): Device {
+    const next = { ...device };
+    if (input.name !== undefined) next.name = input.name;
+    if (input.type !== undefined) next.type = input.type;
+    if (input.availableCommands !== undefined) next.availableCommands = input.availableCommands;
+    if (input.pushCallback !== undefined) {
+      if (input.pushCallback !== '') {
+        const problem = pushCallbackProblem(input.pushCallback, this.deps.pushAllowedHosts);
+        if (problem) invalid('pushCallback', problem);
+      }
+      // A callback sent without its key pair resets both keys to empty (spec 1 §5).
+      const publicKey = input.pushPublicKey ?? '';
+      const authKey = input.pushAuthKey ?? '';
+      checkPushKeys(publicKey, authKey);
+      if (input.pushCallback !== device.pushCallback || publicKey !== device.pushPublicKey || authKey !== device.pushAuthKey) {
+        next.pushCallback = input.pushCallback;
+        next.pushPublicKey = publicKey;
+        next.pushAuthKey = authKey;
+        next.pushEndpointExpired = false;
+      }
+    }
+    return next;
+  }
+
+  /**
+   * POST /account/device: registers the calling session's device (no `id`) or updates it. A
+   * session has at most one device: registering a second is 124, and so is naming another device
+   * while the session has one; naming a device the session does not have is 123.
+   */
+  async register(session: Session, input: DeviceInput) {
+    const { db, clock, sessions } = this.deps;
+    const own = await findDeviceOfSession(db, session.id);
+    if (input.id === undefined) {
+      if (own) throw appError('DEVICE_CONFLICT', { deviceId: own.id });
+      const blank: Device = {
+        uid: session.uid, id: randomBytes(16).toString('hex'), sessionId: session.id, name: null, type: null, createdAt: clock.now(),
+        pushCallback: null, pushPublicKey: null, pushAuthKey: null, pushEndpointExpired: false, availableCommands: {},
+      };
+      const device = this.apply(blank, input);
+      try {
+        await db.transaction().execute(async (trx) => {
+          await insertDevice(trx, device);
+          await sessions.setHasDevice(trx, session.id, true);
+        });
+      } catch (err) {
+        // Two registrations from one session at once: the unique session index lets one through.
+        if (!isUniqueViolation(err)) throw err;
+        const winner = await findDeviceOfSession(db, session.id);
+        throw appError('DEVICE_CONFLICT', winner ? { deviceId: winner.id } : {});
+      }
+      const others = (await listDevices(db, session.uid)).filter((d) => d.id !== device.id);
+      this.pushTo(others, pushEvents.deviceConnected(device.name), ACCOUNT_EVENT_TTL_SECONDS);
+      return deviceReply(device);
+    }
+    const id = input.id.toLowerCase();
+    if (!own || own.id !== id) {
+      if (own) throw appError('DEVICE_CONFLICT', { deviceId: own.id });
+      throw appError('DEVICE_UNKNOWN');
+    }
+    const device = this.apply(own, input);
+    await updateDevice(db, device);
+    return deviceReply(device);
+  }
+
+  /** GET /account/devices: the account's devices, most recently used first. */
+  async list(session: Session, idleSince: number | undefined) {
+    const { db, sessions } = this.deps;
+    const [all, devices] = await Promise.all([sessions.listOf(db, session.uid), listDevices(db, session.uid)]);
+    const bySession = new Map(all.map((s) => [s.id, s]));
+    return devices
+      .map((d) => {
+        const s = d.sessionId ? bySession.get(d.sessionId) : undefined;
+        return {
+          ...deviceReply(d),
+          type: d.type ?? s?.ua.deviceType ?? null,
+          isCurrentDevice: d.sessionId === session.id,
+          lastAccessTime: s?.lastAccessTime ?? d.createdAt,
+          location: {},
+        };
+      })
+      .filter((d) => d.isCurrentDevice || idleSince === undefined || d.lastAccessTime >= idleSince)
+      .sort((a, b) => b.lastAccessTime - a.lastAccessTime)
+      .map(({ createdAt: _createdAt, ...d }) => d);
+  }
+
+  /** POST /account/device/destroy: the device goes, and the session it is registered on. */
+  async destroy(session: Session, id: string): Promise<void> {
+    const { db } = this.deps;
+    const device = await findDevice(db, session.uid, id.toLowerCase());
+    if (!device) throw appError('DEVICE_UNKNOWN');
+    await db.transaction().execute(async (trx) => {
+      await deleteDevice(trx, device.uid, device.id);
+      if (device.sessionId) await this.deps.sessions.delete(trx, { id: device.sessionId, uid: device.uid });
+    });
+    this.pushTo(await listDevices(db, device.uid), pushEvents.deviceDisconnected(device.id), ACCOUNT_EVENT_TTL_SECONDS);
+  }
+
+  /** GET /account/attached_clients. */
+  async attachedClients(session: Session, idleSince: number | undefined) {
+    const { db, sessions } = this.deps;
+    const [all, devices] = await Promise.all([sessions.listOf(db, session.uid), listDevices(db, session.uid)]);
+    return mergeAttachedClients([sessionEntries(all, devices, session.id)], idleSince);
+  }
+
+  /**
+   * POST /account/attached_client/destroy: by device id (the device and its session go), or by
+   * session (its id or handle; its device goes with it). Identifiers that name different clients
+   * are refused rather than guessed between.
+   */
+  async destroyAttachedClient(session: Session, input: { deviceId?: string | undefined; sessionTokenId?: string | undefined; refreshTokenId?: string | undefined; clientId?: string | undefined }): Promise<void> {
+    const { db, sessions } = this.deps;
+    const named = input.sessionTokenId ? await sessions.findNamed(db, session.uid, input.sessionTokenId) : null;
+    if (input.sessionTokenId && !named) throw appError('INVALID_TOKEN', { detail: 'Unknown session' });
+    if (input.deviceId) {
+      const device = await findDevice(db, session.uid, input.deviceId.toLowerCase());
+      if (!device) throw appError('DEVICE_UNKNOWN');
+      if (named && device.sessionId !== named.id) {
+        throw appError('INVALID_PARAMETER', {
+          validation: { source: 'payload', keys: ['deviceId', 'sessionTokenId'], rule: 'same-client', message: 'deviceId and sessionTokenId name different clients' },
+        }, 'Invalid parameter in request body: deviceId and sessionTokenId name different clients');
+      }
+      return this.destroy(session, device.id);
+    }
+    if (named) {
+      await sessions.delete(db, named);
+      return;
+    }
+    // Refresh tokens are not issued yet (the OAuth server issue adds them as a third source): none
+    // can be named, and a client named alone holds none to revoke.
+    if (input.refreshTokenId) throw appError('REFRESH_TOKEN_UNKNOWN');
+  }
+
+  /** GET /account/sessions (deprecated): the account's sessions, each with its device. */
+  async sessionsList(session: Session) {
+    const { db, sessions } = this.deps;
+    const [all, devices] = await Promise.all([sessions.listOf(db, session.uid), listDevices(db, session.uid)]);
+    const bySession = new Map(devices.filter((d) => d.sessionId).map((d) => [d.sessionId!, d]));
+    return all.map((s) => {
+      const d = bySession.get(s.id);
+      return {
+        id: s.id,
+        createdTime: s.createdAt,
+        lastAccessTime: s.lastAccessTime,
+        userAgent: userAgentOf(s),
+        os: s.ua.os,
+        deviceType: d?.type ?? s.ua.deviceType,
+        isCurrentDevice: s.id === session.id,
+        isDevice: d !== undefined,
+        deviceId: d?.id ?? null,
+        deviceName: d?.name ?? null,
+        deviceAvailableCommands: d?.availableCommands ?? null,
+        location: {},
+      };
+    });
+  }
+
+  // ---- hooks
+
+  // ---- device commands and notifications
+
+  /**
+   * POST /account/devices/invoke_command: stores the command for the target device (one of the
+   * account's, advertising that command) until `ttlMs` passes, and pushes it the news.
+   */
+  async invokeCommand(session: Session, input: { target: string; command: string; payload: Record<string, unknown>; ttl?: number | undefined }) {
+    const { db, clock } = this.deps;
+    const payload = JSON.stringify(input.payload);
+    if (payload.length > COMMAND_PAYLOAD_MAX) tooLarge('payload', `payload must be at most ${COMMAND_PAYLOAD_MAX} characters as JSON`);
+    const target = await findDevice(db, session.uid, input.target.toLowerCase());
+    if (!target) throw appError('DEVICE_UNKNOWN');
+    if (!Object.hasOwn(target.availableCommands, input.command)) throw appError('DEVICE_COMMAND_UNAVAILABLE');
+    const sender = await findDeviceOfSession(db, session.id);
+    const now = clock.now();
+    const ttlMs = input.ttl ?? COMMAND_TTL_MAX_MS;
+    const index = await insertCommand(db, {
+      uid: session.uid, deviceId: target.id, command: input.command, payload, sender: sender?.id ?? null, createdAt: now, expiresAt: now + ttlMs,
+    });
+    const url = `${this.deps.commandsUrl}?index=${index}&limit=1`;
+    this.pushTo([target], pushEvents.commandReceived({ command: input.command, index, sender: sender?.id ?? null, url }), Math.floor(ttlMs / 1000));
+    return {};
+  }
+
+  /** GET /account/device/commands: the calling device's live commands from `index` on, oldest first. */
+  async commands(session: Session, index: number, limit: number) {
+    const { db, clock } = this.deps;
+    const device = await findDeviceOfSession(db, session.id);
+    if (!device) throw appError('DEVICE_UNKNOWN');
+    const now = clock.now();
+    await deleteExpiredCommands(db, session.uid, device.id, now);
+    const found = await listCommands(db, session.uid, device.id, index, now, limit);
+    const messages = found.slice(0, limit).map((c) => ({ index: c.index, data: { command: c.command, payload: c.payload, sender: c.sender } }));
+    return { index: messages.at(-1)?.index ?? index, last: found.length <= limit, messages };
+  }
+
+  /** POST /account/devices/notify: pushes the payload to the named devices of the account (or all but the excluded). */
+  async notify(session: Session, input: { to: 'all' | string[]; excluded?: string[] | undefined; payload: Record<string, unknown>; TTL?: number | undefined }) {
+    if (Buffer.byteLength(JSON.stringify(input.payload)) > NOTIFY_PAYLOAD_MAX) tooLarge('payload', `payload must be at most ${NOTIFY_PAYLOAD_MAX} bytes as JSON`);
+    const devices = await listDevices(this.deps.db, session.uid);
+    const ids = new Set((input.to === 'all' ? devices.map((d) => d.id) : input.to).map((id) => id.toLowerCase()));
+    for (const id of input.excluded ?? []) ids.delete(id.toLowerCase());
+    this.pushTo(devices.filter((d) => ids.has(d.id)), input.payload, input.TTL ?? 0);
+    return {};
+  }
+
+  // ---- confirming a sign-in from another device
+
+  /**
+   * POST /session/verify/send_push: the unconfirmed session's confirmation code, pushed to the
+   * account's devices on confirmed sessions, so that one of them can show it. Nothing is sent for
+   * a confirmed session; how many devices were reached is in the reply.
+   */
+  async sendVerifyPush(session: Session) {
+    const { db, sessions, confirmations, clock } = this.deps;
+    if (isSessionVerified(session)) return { sent: 0 };
+    const all = await sessions.listOf(db, session.uid);
+    const confirmed = new Set(all.filter((s) => s.id !== session.id && isSessionVerified(s)).map((s) => s.id));
+    const targets = (await listDevices(db, session.uid)).filter((d) => d.sessionId && confirmed.has(d.sessionId) && d.pushCallback && !d.pushEndpointExpired);
+    if (!targets.length) return { sent: 0 };
+    const code = await confirmations.codeForSession(session);
+    this.pushTo(targets, pushEvents.verifyLogin({ code, device: describeDevice(session.ua), at: clock.now() }), this.deps.codeLifetimeSeconds);
+    return { sent: targets.length };
+  }
+
+  /** POST /session/verify/verify_push: the code another device showed confirms this session. */
+  verifyPush(session: Session, code: string, ctx: RequestContext, onNoticeFailure: (err: unknown) => void): Promise<void> {
+    return this.deps.confirmations.confirmSession(session, code, ctx, onNoticeFailure);
+  }
+
+  // The hooks run inside the caller's transaction; their pushes are queued before it commits (a
+  // push cannot be taken back, and a rolled-back change is rare): devices then re-read the account.
+
+  /** A session ended: its device goes with it, and the account's other devices hear of it. */
+  async sessionEnded(db: Executor, uid: string, sessionId: string): Promise<void> {
+    const device = await findDeviceOfSession(db, sessionId);
+    if (!device) return;
+    await deleteDeviceOfSession(db, sessionId);
+    this.pushTo(await listDevices(db, uid), pushEvents.deviceDisconnected(device.id), ACCOUNT_EVENT_TTL_SECONDS);
+  }
+
+  /**
+   * Password changed: the caller's device moves to its new session; every other device goes, and
+   * is told (its session has ended).
+   */
+  async passwordChanged(trx: Executor, uid: string, keep: { sessionTokenId: string | null; replaces?: string | null }): Promise<void> {
+    const before = await listDevices(trx, uid);
+    let kept: string | null = null;
+    if (keep.sessionTokenId && keep.replaces && await moveDevice(trx, uid, keep.replaces, keep.sessionTokenId)) {
+      await this.deps.sessions.setHasDevice(trx, keep.sessionTokenId, true);
+      kept = before.find((d) => d.sessionId === keep.replaces)?.id ?? null;
+    }
+    await deleteOtherDevices(trx, uid, keep.sessionTokenId);
+    this.pushTo(before.filter((d) => d.id !== kept), pushEvents.passwordChanged(), ACCOUNT_EVENT_TTL_SECONDS);
+  }
+
+  /** Password reset: every device goes, and is told. */
+  async passwordReset(trx: Executor, uid: string): Promise<void> {
+    const before = await listDevices(trx, uid);
+    await deleteOtherDevices(trx, uid, null);
+    this.pushTo(before, pushEvents.passwordReset(), ACCOUNT_EVENT_TTL_SECONDS);
+  }
+
+  /** The account is being deleted: every device goes, and is told. */
+  async accountDeleted(trx: Executor, uid: string): Promise<void> {
+    const before = await listDevices(trx, uid);
+    await deleteOtherDevices(trx, uid, null);
+    this.pushTo(before, pushEvents.accountDestroyed(uid), ACCOUNT_EVENT_TTL_SECONDS);
+  }
+}

@@ -6534,6 +6534,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     browserid: {
@@ -6584,6 +6593,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getRandomBytes: {
@@ -6617,6 +6635,15 @@ export interface operations {
             };
             /** @description errno 999 UNEXPECTED_ERROR */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

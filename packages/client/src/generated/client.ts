@@ -495,11 +495,14 @@ export interface OperationErrors {
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   publicKeys:
+    | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   browserid:
+    | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   getRandomBytes:
     | 'THROTTLED'
+    | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
 }
 
@@ -1374,7 +1377,7 @@ export class TesseraClient {
    *
    * `GET /.well-known/public-keys`. No authentication.
    *
-   * @throws {TesseraApiError} UNEXPECTED_ERROR (999)
+   * @throws {TesseraApiError} SERVER_BUSY (201), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.publicKeys();
    */
@@ -1390,7 +1393,7 @@ export class TesseraClient {
    *
    * `GET /.well-known/browserid`. No authentication.
    *
-   * @throws {TesseraApiError} UNEXPECTED_ERROR (999)
+   * @throws {TesseraApiError} SERVER_BUSY (201), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.browserid();
    */
@@ -1405,7 +1408,7 @@ export class TesseraClient {
    *
    * `POST /v1/get_random_bytes`. No authentication.
    *
-   * @throws {TesseraApiError} THROTTLED (114), UNEXPECTED_ERROR (999)
+   * @throws {TesseraApiError} THROTTLED (114), SERVER_BUSY (201), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.getRandomBytes();
    */

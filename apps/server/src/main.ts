@@ -4,17 +4,19 @@
 // (process/startup-errors.ts); only a bug prints a stack trace.
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { createApp } from './app.js';
 import { ConfigError } from './config-schema.js';
 import { loadConfig, type Config } from './config.js';
 import { serverSecret } from './crypto/dev-secret.js';
 import { loadSigningKey, type SigningKey } from './domains/keys/index.js';
-import { createLogger, survivePipeClose } from './process/logger.js';
-import { checkWritablePaths } from './process/preflight.js';
+import { survivePipeClose } from './process/logger.js';
+import { checkPortFree, checkWritablePaths } from './process/preflight.js';
 import { createShutdown } from './process/shutdown.js';
 import { databaseStartupError, listenStartupError, signingKeyStartupError, StartupError } from './process/startup-errors.js';
 import { maskDatabaseUrl } from './storage/database-url.js';
-import { migrateToLatest, openStorage, type Storage } from './storage/db.js';
+import type { Storage } from './storage/db.js';
+
+// The database drivers, Fastify and the domains load only once the environment has passed the
+// checks: a configuration error is reported at once, even on a busy machine.
 
 function signingKey(config: Config): SigningKey {
   const { signingKeyFile, dataDir, nodeEnv } = config.server;
@@ -38,6 +40,7 @@ function secret(config: Config): string {
 async function database(config: Config, authSecret: string, log: Logger): Promise<Storage> {
   const url = config.server.databaseUrl;
   let storage: Storage | undefined;
+  const { migrateToLatest, openStorage } = await import('./storage/db.js');
   try {
     storage = openStorage(url, {
       poolSize: config.server.databasePoolSize,
@@ -56,10 +59,13 @@ async function main(): Promise<void> {
   const config = loadConfig();
   survivePipeClose();
   checkWritablePaths(config);
+  await checkPortFree(config.server.port, config.server.host);
   const key = signingKey(config);
   const authSecret = secret(config);
+  const { createLogger } = await import('./process/logger-factory.js');
   const logger = createLogger({ level: config.server.logLevel, format: config.server.logFormat });
   const storage = await database(config, authSecret, logger);
+  const { createApp } = await import('./app.js');
   const app = await createApp({ config, storage, signingKey: key, logger });
   const { server } = app;
   const { port, host } = config.server;

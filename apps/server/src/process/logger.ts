@@ -1,19 +1,8 @@
-import { pino, type Logger } from 'pino';
-import pretty from 'pino-pretty';
-
-// The server's logger. LOG_FORMAT=json (production's default, and whenever stdout is not a
-// terminal) writes one JSON object per line; LOG_FORMAT=pretty writes readable lines for a person.
-// Both write to stdout through pino's own writer, which stops writing when the reader goes away
-// (EPIPE) instead of crashing the server.
+// What the server writes to stdout: the JSON or pretty logger is in logger-factory.ts (it loads
+// pino); this part has no dependencies, so main.ts can install it first.
 
 /** Fields that can hold credentials: database errors can quote a failed statement's values (token ids). */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'err.detail', 'err.parameters', 'err.sql'];
-
-export function createLogger(options: { level: string; format: 'json' | 'pretty' }): Logger {
-  const base = { level: options.level, redact: LOG_REDACT };
-  if (options.format === 'json') return pino(base);
-  return pino(base, pretty({ colorize: Boolean(process.stdout.isTTY), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true, sync: true }));
-}
 
 /**
  * stdout's reader went away (`npm start | npx pino-pretty` when npx exits): the server keeps

@@ -1,7 +1,8 @@
 import { accessSync, constants, existsSync, mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Config } from '../config.js';
-import { StartupError } from './startup-errors.js';
+import { listenStartupError, StartupError } from './startup-errors.js';
 
 // Checks made before anything is opened, so that a folder the server cannot write is reported at
 // start with its variable, not as a 500 at the first sign-up (the outbox) or a stack trace from
@@ -46,4 +47,17 @@ export function checkWritablePaths(config: Config): void {
     // SQLite creates the file and its -wal and -shm companions beside it.
     checkWritableDir(dirname(file), `${shown}: the folder of the SQLite file ${file}`, 'SQLite writes the database and its -wal and -shm files there: make it writable, or point DATABASE_URL elsewhere');
   }
+}
+
+/**
+ * Fails fast when HOST:PORT cannot be bound, before the database is opened and migrated (the real
+ * listen reports the same errors, should another process take the port in between).
+ */
+export async function checkPortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (err) => reject(listenStartupError(err, host, port) ?? err));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }

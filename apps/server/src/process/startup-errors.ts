@@ -1,4 +1,3 @@
-import { dialectOf } from '../storage/db.js';
 import { maskDatabaseUrl } from '../storage/database-url.js';
 
 // Start-up failures as one line each, in the configuration errors' style: the variable, its value
@@ -54,7 +53,7 @@ function endpoint(url: URL, dialect: 'postgres' | 'mysql'): string {
 /** Why the database could not be opened or migrated, for a DATABASE_URL. */
 export function databaseStartupError(err: unknown, databaseUrl: string): StartupError {
   const shown = `DATABASE_URL (${maskDatabaseUrl(databaseUrl)})`;
-  const dialect = dialectOf(databaseUrl);
+  const dialect = databaseUrl.startsWith('sqlite:') ? 'sqlite' : /^postgres(ql)?:/.test(databaseUrl) ? 'postgres' : 'mysql';
   const say = (what: string) => new StartupError(`${shown}: ${what}`, { cause: err });
   if (dialect === 'sqlite') {
     const file = databaseUrl.slice('sqlite:'.length);

@@ -33,7 +33,7 @@ export const serverConfig = defineConfig({
     description: 'Redis for state that instances must share: the Hawk nonce cache (a replay to another instance is refused too) and rate-limit counters, blocks and bans. Empty: kept in process.',
   },
   logFormat: {
-    env: 'LOG_FORMAT', parse: oneOf('json', 'pretty'), defaultText: '`pretty` on a terminal outside production, else `json`',
+    env: 'LOG_FORMAT', parse: oneOf('json', 'pretty'), defaultText: 'pretty on a terminal outside production, else json',
     default: (env: Env) => (env.NODE_ENV !== 'production' && process.stdout.isTTY ? 'pretty' : 'json') as 'json' | 'pretty',
     description: '`json`: one JSON object per line, for log collectors (what production should use). `pretty`: readable coloured lines (pino-pretty) for a person at a terminal.',
   },

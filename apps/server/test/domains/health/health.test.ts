@@ -52,6 +52,19 @@ describe('the API index and the health endpoints', () => {
   });
 });
 
+describe.skipIf(!process.env.TEST_REDIS_URL)('the heartbeat with Redis configured', () => {
+  it('checks Redis too', async () => {
+    const t = await createTestServer({ env: { REDIS_URL: process.env.TEST_REDIS_URL! } });
+    try {
+      const res = await fetch(`${t.url}/__heartbeat__`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ status: 'ok', checks: { database: { status: 'ok' }, redis: { status: 'ok' } } });
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('a server shutting down', () => {
   it('answers a request that arrives on an open connection with the catalogue\'s 503/201 and retryAfter', async () => {
     const t = await createTestServer();

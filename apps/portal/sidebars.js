@@ -57,6 +57,7 @@ export default {
       'mobile-specifics',
       'npm-scripts-and-nx',
       'oauth-details',
+      'operations',
       'rate-limiting',
       'security-events',
       'storybook-deploys-with-circleci',

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { sql } from 'kysely';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TSchema } from '@sinclair/typebox';
+import { appError } from '@tessera/errors';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { serverSecret } from './crypto/dev-secret.js';
@@ -12,6 +15,7 @@ import { AccountLifecycle, composeDomains, type Domain } from './domain.js';
 import { createAccountRecords, createAccountsDomain, type AccountRecords, type AccountsService } from './domains/accounts/index.js';
 import { createDevicesDomain, type DevicesService } from './domains/devices/index.js';
 import { createCustomsDomain, installRateLimits, rulesInForce } from './domains/customs/index.js';
+import { createHealthDomain } from './domains/health/index.js';
 import { bounceLog, createEmailsDomain, type Confirmations } from './domains/emails/index.js';
 import { createKeysDomain, loadSigningKey, type SigningKey } from './domains/keys/index.js';
 import { createMiscDomain } from './domains/misc/index.js';
@@ -29,10 +33,11 @@ import { NonceCache } from './http/hawk.js';
 import { connectRedis, RedisNonceStore } from './http/redis-nonces.js';
 import { installOpenApi } from './http/openapi.js';
 import { installValidators } from './http/validation.js';
-import { ErrorBody } from './http/responses.js';
+import { ErrorBody, withDeclaredErrors } from './http/responses.js';
 import { MetricsContextSchema } from './http/schemas.js';
 import { installPortal } from './http/portal.js';
 import { applySecurityHeaders } from './http/security-headers.js';
+import { LOG_REDACT } from './process/logger.js';
 import { Mailer } from './senders/mail/mailer.js';
 import { loadVapidKeys, PushQueue } from './senders/push/index.js';
 import { OutboxSender, SmtpSender, type MailSender } from './senders/mail/sender.js';
@@ -73,9 +78,17 @@ export interface App {
   scrypt: ScryptPool;
   /** With NODE_ENV=test: errors routes answered without declaring them (the test harness fails on any). */
   undeclaredErrors: UndeclaredError[];
-  /** Stops the server and releases workers and connections it opened (not the storage). */
+  /**
+   * Stops the server and releases workers and connections it opened (not the storage). From the
+   * call on, new requests get 503/201 with retryAfter; requests in progress run to their end.
+   */
   close(): Promise<void>;
+  /** True once close() was called. */
+  readonly closing: boolean;
 }
+
+/** How long a client turned away during shutdown should wait: another instance (or the restarted one) takes over. */
+const CLOSING_RETRY_AFTER_SECONDS = 5;
 
 /** The composition root: every dependency is built here, once, and handed down explicitly. */
 export async function createApp(options: AppOptions): Promise<App> {
@@ -90,7 +103,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       : {
           logger: options.logger === undefined
             // Database errors can quote the values of a failed statement (token ids are credentials).
-            ? { level: config.server.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie', 'err.detail', 'err.parameters', 'err.sql'] }
+            ? { level: config.server.logLevel, redact: LOG_REDACT }
             : options.logger,
         }),
     logController: new LogController({ disableRequestLogging: true }),
@@ -105,6 +118,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     clientErrorHandler: clientErrorResponder(errorDeps),
     frameworkErrors: frameworkErrorResponder(errorDeps),
     ajv: { customOptions: { strict: false } },
+    // While closing, requests get the catalogue's 503/201 (the hook below), not Fastify's own body.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const publicUrl = new URL(config.server.publicUrl);
@@ -195,12 +210,33 @@ export async function createApp(options: AppOptions): Promise<App> {
     .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);
   const pages = createPagesDomain({ confirmations: emails.service, resetLinks: passwords.service, setupLinks: accounts.setupLinks, allowedOrigins, publicUrl: publicUrl.origin });
   const misc = createMiscDomain();
-  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, accounts, passwords, devices, pages, misc];
+  const health = createHealthDomain({
+    publicUrl: config.server.publicUrl,
+    portal: existsSync(join(resolve(config.server.portalDir), 'index.html')),
+    checks: [
+      { name: 'database', run: () => sql`select 1`.execute(db) },
+      ...(redis ? [{ name: 'redis', run: () => redis.ping() }] : []),
+    ],
+    warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
+  });
+  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, accounts, passwords, devices, pages, misc, health];
   const { strategies } = composeDomains(domains, lifecycle);
 
   installJsonParser(server);
   installValidators(server, [ErrorBody, MetricsContextSchema]);
   installErrorHandling(server, errorDeps);
+  // Shutting down: requests that arrive on connections still open are turned away with the
+  // catalogue's 503/201, so every API route declares it.
+  let closing = false;
+  server.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
+    reply.header('connection', 'close');
+    done(appError('SERVER_BUSY', { retryAfter: CLOSING_RETRY_AFTER_SECONDS }, 'Service unavailable: this server is shutting down; retry after retryAfter seconds'));
+  });
+  server.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<number, TSchema> | undefined;
+    if (response && !route.schema?.hide) route.schema = { ...route.schema, response: withDeclaredErrors(response, ['SERVER_BUSY']) };
+  });
   installAuth(server, {
     strategies,
     hawk: { host: publicUrl.hostname, port: Number(publicUrl.port || (publicUrl.protocol === 'https:' ? 443 : 80)), skewSeconds: config.server.hawkSkewSeconds },
@@ -267,12 +303,16 @@ export async function createApp(options: AppOptions): Promise<App> {
     push,
     scrypt,
     undeclaredErrors,
+    get closing() {
+      return closing;
+    },
     services: {
       records, oauth: oauth.service, sessions: sessions.service, tokens: tokens.service, emails: emails.service,
       accounts: accounts.service, passwords: passwords.service, securityEvents: securityEvents.service,
       devices: devices.service,
     },
     async close() {
+      closing = true;
       await server.close();
       await push.close();
       await scrypt.close();

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { bool, ConfigError, defineConfig, int, oneOf, readConfig, str, url, type ConfigSlice, type ConfigValues, type Env } from './config-schema.js';
 import { accountsConfig } from './domains/accounts/index.js';
 import { devicesConfig } from './domains/devices/index.js';
@@ -8,6 +9,7 @@ import { mailConfig } from './senders/mail/config.js';
 import { pushConfig } from './senders/push/config.js';
 import { signinConfig } from './domains/sessions/index.js';
 import { securityEventsConfig } from './domains/security-events/index.js';
+import { DATABASE_URL_FORMS, parseDatabaseUrl } from './storage/database-url.js';
 
 /** Process-wide settings: where to listen, what to store in, how to log. */
 export const serverConfig = defineConfig({
@@ -23,19 +25,32 @@ export const serverConfig = defineConfig({
     description: 'The origin clients see. Hawk MACs are checked against its host and port; links in emails start with it.',
   },
   databaseUrl: {
-    env: 'DATABASE_URL', default: 'sqlite:data/tessera.sqlite', parse: str,
-    description: '`sqlite:<path>` (embedded default), `postgres://user@host:5432/db` or `mysql://user@host:3306/db`. Migrations run on start.',
+    env: 'DATABASE_URL', parse: parseDatabaseUrl,
+    default: (env: Env) => `sqlite:${join(env.DATA_DIR || 'data', 'tessera.sqlite')}`, defaultText: 'sqlite:$DATA_DIR/tessera.sqlite',
+    description: `${DATABASE_URL_FORMS}; the first is the embedded default. The URL must name a database (\`sqlite:\` alone and a server URL without a database name are refused). Migrations run on start.`,
   },
   databasePoolSize: { env: 'DATABASE_POOL_SIZE', default: 10, parse: int(1, 1000), description: 'Connections per instance for PostgreSQL and MySQL.' },
   redisUrl: {
     env: 'REDIS_URL', default: '', parse: str,
     description: 'Redis for state that instances must share: the Hawk nonce cache (a replay to another instance is refused too) and rate-limit counters, blocks and bans. Empty: kept in process.',
   },
+  logFormat: {
+    env: 'LOG_FORMAT', parse: oneOf('json', 'pretty'), defaultText: 'pretty on a terminal outside production, else json',
+    default: (env: Env) => (env.NODE_ENV !== 'production' && process.stdout.isTTY ? 'pretty' : 'json') as 'json' | 'pretty',
+    description: '`json`: one JSON object per line, for log collectors (what production should use). `pretty`: readable coloured lines (pino-pretty) for a person at a terminal.',
+  },
+  shutdownTimeoutSeconds: {
+    env: 'SHUTDOWN_TIMEOUT_SECONDS', default: 10, parse: int(0, 3600),
+    description: 'On SIGTERM or SIGINT, how long the server waits for requests in progress before it exits anyway (status 1). A second signal exits at once.',
+  },
   logLevel: {
     env: 'LOG_LEVEL', default: 'info', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
     description: 'pino log level. Secrets, tokens and passwords are never logged at any level.',
   },
-  dataDir: { env: 'DATA_DIR', default: 'data', parse: str, description: 'Where the embedded default keeps its files (outbox, development keys).' },
+  dataDir: {
+    env: 'DATA_DIR', default: 'data', parse: str,
+    description: 'Where the embedded default keeps its files: the SQLite database (unless DATABASE_URL says otherwise), the outbox and the development keys. It must be writable; the server checks at start.',
+  },
   bodyLimit: { env: 'BODY_LIMIT_BYTES', default: 65536, parse: int(1024, 10_485_760), description: 'Largest accepted request body; larger ones get 413/113.' },
   trustProxy: { env: 'TRUST_PROXY', default: false, parse: bool, description: 'Read the client address from X-Forwarded-For (set when behind a load balancer).' },
   portalDir: {

@@ -39,4 +39,27 @@ describe('configuration from the environment', () => {
     // Outside production there is no default secret at all: the server makes one per data folder.
     expect(loadConfig({}).server.authSecret).toBe('');
   });
+
+  it('puts the default SQLite database in DATA_DIR and refuses URLs that would open the wrong database (issue 10)', () => {
+    expect(loadConfig({ DATA_DIR: '/srv/tessera' }).server.databaseUrl).toBe('sqlite:/srv/tessera/tessera.sqlite');
+    expect(loadConfig({ DATA_DIR: '/srv/tessera', DATABASE_URL: 'sqlite:/elsewhere.sqlite' }).server.databaseUrl).toBe('sqlite:/elsewhere.sqlite');
+    for (const accepted of ['postgresql://u@h/db', 'postgres://u:p@h:5432/db', 'mariadb://u@h:3306/db', 'mysql://u@h/db', 'sqlite::memory:']) {
+      expect(loadConfig({ DATABASE_URL: accepted }).server.databaseUrl).toBe(accepted);
+    }
+    expect(() => loadConfig({ DATABASE_URL: 'sqlite:' })).toThrow(/DATABASE_URL: "sqlite:" names no file/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h:5432' })).toThrow(/names no database/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h:5432/' })).toThrow(/names no database/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://u@h' })).toThrow(/names no database/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://' })).toThrow(/names no host.*postgresql:\/\/.*mariadb:\/\//);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u:pw@h:notaport/db' })).toThrow(/DATABASE_URL: "postgres:\/\/u:\*\*\*@h:notaport\/db" is not a valid URL/);
+    expect(() => loadConfig({ DATABASE_URL: 'redis://h/0' })).toThrow(/is not a database URL/);
+  });
+
+  it('reads LOG_FORMAT and SHUTDOWN_TIMEOUT_SECONDS', () => {
+    expect(loadConfig({ LOG_FORMAT: 'pretty' }).server.logFormat).toBe('pretty');
+    expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: 'smtp://m:587' }).server.logFormat).toBe('json');
+    expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT: expected one of json, pretty/);
+    expect(loadConfig({}).server.shutdownTimeoutSeconds).toBe(10);
+    expect(() => loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: '-1' })).toThrow(/SHUTDOWN_TIMEOUT_SECONDS/);
+  });
 });

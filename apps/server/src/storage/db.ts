@@ -48,7 +48,8 @@ function makeDialect(url: string, poolSize: number, onError: (err: Error) => voi
       return new SqliteDialect({ database: cachingStatements(sqlite) });
     }
     case 'postgres': {
-      const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes as never });
+      // A server that never answers (a dropped packet, a wrong host) fails in 10 s instead of hanging.
+      const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 10_000, types: pgTypes as never });
       // An idle connection that the server closes (restart, failover) must not crash the process:
       // the pool drops it and opens another on the next query.
       pool.on('error', onError);

@@ -8715,6 +8715,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     browserid: {
@@ -8765,6 +8774,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getRandomBytes: {
@@ -8798,6 +8816,15 @@ export interface operations {
             };
             /** @description errno 999 UNEXPECTED_ERROR */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -655,11 +655,14 @@ export interface OperationErrors {
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   publicKeys:
+    | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   browserid:
+    | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   getRandomBytes:
     | 'THROTTLED'
+    | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
 }
 
@@ -1830,7 +1833,7 @@ export class TesseraClient {
    *
    * `GET /.well-known/public-keys`. No authentication.
    *
-   * @throws {TesseraApiError} UNEXPECTED_ERROR (999)
+   * @throws {TesseraApiError} SERVER_BUSY (201), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.publicKeys();
    */
@@ -1846,7 +1849,7 @@ export class TesseraClient {
    *
    * `GET /.well-known/browserid`. No authentication.
    *
-   * @throws {TesseraApiError} UNEXPECTED_ERROR (999)
+   * @throws {TesseraApiError} SERVER_BUSY (201), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.browserid();
    */
@@ -1861,7 +1864,7 @@ export class TesseraClient {
    *
    * `POST /v1/get_random_bytes`. No authentication.
    *
-   * @throws {TesseraApiError} THROTTLED (114), UNEXPECTED_ERROR (999)
+   * @throws {TesseraApiError} THROTTLED (114), SERVER_BUSY (201), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.getRandomBytes();
    */

@@ -59,6 +59,7 @@ const config = {
     './src/plugins/lazy-prism/index.js',
     ['./src/plugins/openapi/index.js', { specPath: openApiPathFromEnv(process.env) }],
     ['./src/plugins/search/index.js', { algolia }],
+    './src/plugins/inline-css/index.js',
   ],
   themeConfig:
     /** @type {import('@docusaurus/preset-classic').ThemeConfig} */

@@ -104,3 +104,28 @@ test('at 375 px the navbar title ends before the search button instead of runnin
   expect(t.x + t.width, 'title ends left of the search button').toBeLessThanOrEqual(s.x);
   expect(await title.evaluate((el) => getComputedStyle(el).textOverflow)).toBe('ellipsis');
 });
+
+test('/api: "Copy as curl" copies the sample, on load and after a client-side navigation', async ({ browser }) => {
+  const context = await browser.newContext();
+  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort('internetdisconnected'));
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(process.env.PORTAL_URL).origin });
+  const page = await context.newPage();
+  const copyFirst = async () => {
+    const sample = page.locator('main section[aria-labelledby]').first().locator('details').filter({ hasText: 'Request sample' });
+    await sample.locator('summary').click();
+    const curl = await sample.locator('pre code').textContent();
+    await sample.getByRole('button', { name: 'Copy as curl' }).click();
+    await expect(sample.getByRole('button')).toHaveText('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(curl);
+  };
+  await page.goto(at('api'));
+  await page.waitForFunction(() => document.documentElement.dataset.hasHydrated !== undefined || window.docusaurus !== undefined);
+  await page.waitForLoadState('networkidle');
+  await copyFirst();
+  await page.locator('.navbar').getByRole('link', { name: 'Docs' }).click();
+  await expect(page.locator('article h1')).toHaveText('Tessera Ecosystem Platform');
+  await page.locator('.navbar').getByRole('link', { name: 'API', exact: true }).click();
+  await expect(page.locator('main section[aria-labelledby]').first()).toBeVisible();
+  await copyFirst();
+  await context.close();
+});

@@ -2,12 +2,20 @@
 // the two local plugins (src/plugins/openapi: the /api page; src/plugins/search: the offline index and
 // the search UI) — nothing here re-implements what the framework already gives.
 import { themes as prismThemes } from 'prism-react-renderer';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { docsDir, plannedDocIds } from './src/planned/pages.mjs';
 import { algoliaFromEnv, brokenContentPolicy, openApiPathFromEnv, siteUrlFromEnv, repoUrlFromEnv } from './site-env.js';
 
 const algolia = algoliaFromEnv(process.env);
 const repoUrl = repoUrlFromEnv(process.env);
 const title = 'Tessera Ecosystem Platform';
-const tagline = 'Documentation for accounts, Sync and more';
+const tagline = 'Documentation for accounts, Sync and more'; // spec 1 §1 fixes this wording
+
+// The navbar says how much of the Relying parties section is written: most of it waits for the
+// OAuth server and subscriptions (the pages themselves say so; src/planned/pages.mjs reads them).
+const rpPlanned = plannedDocIds().filter((id) => id.startsWith('relying-parties/')).length;
+const rpPages = ['how-tos', 'reference', 'tutorials'].flatMap((d) => readdirSync(join(docsDir, 'relying-parties', d))).length;
 
 /** @type {import('@docusaurus/types').Config} */
 const config = {
@@ -51,6 +59,7 @@ const config = {
     './src/plugins/lazy-prism/index.js',
     ['./src/plugins/openapi/index.js', { specPath: openApiPathFromEnv(process.env) }],
     ['./src/plugins/search/index.js', { algolia }],
+    './src/plugins/inline-css/index.js',
   ],
   themeConfig:
     /** @type {import('@docusaurus/preset-classic').ThemeConfig} */
@@ -60,7 +69,7 @@ const config = {
       tableOfContents: { minHeadingLevel: 2, maxHeadingLevel: 3 },
       announcementBar: {
         id: 'tessera-early-2026',
-        content: 'Tessera is under active development: pages marked “not built yet” describe what is coming.',
+        content: 'Tessera is under active development: dimmed pages marked <span class="planned-badge">planned</span> in the sidebar describe what is coming, not what exists.',
         isCloseable: true,
       },
       navbar: {
@@ -69,7 +78,12 @@ const config = {
         hideOnScroll: false,
         items: [
           { type: 'doc', docId: 'intro', label: 'Docs', position: 'left' },
-          { type: 'doc', docId: 'relying-parties/reference/using-apis', label: 'Relying parties', position: 'left' },
+          {
+            type: 'doc',
+            docId: 'relying-parties/reference/using-apis',
+            html: `Relying parties <span class="planned-badge planned-badge--count">${rpPlanned} of ${rpPages} planned</span>`,
+            position: 'left',
+          },
           { to: '/api', label: 'API', position: 'left' },
           { type: 'search', position: 'right' },
           { href: repoUrl, label: 'Source', position: 'right', 'aria-label': 'Source repository' },

@@ -1,17 +1,29 @@
 // The `docs` sidebar: every group and page id of spec 1 §2, plus Tessera's generated reference pages
-// (errors, configuration). Ids are paths under docs/ without the extension.
+// (errors, configuration). Ids are paths under docs/ without the extension. A page whose subject is
+// not built yet (src/planned/pages.mjs reads that from the page itself) carries the class
+// `sidebar-item--planned`: custom.css dims it and adds a "planned" badge, explained by the legend.
+import { plannedDocIds } from './src/planned/pages.mjs';
+
+const planned = new Set(plannedDocIds());
+const doc = (id) => (planned.has(id) ? { type: 'doc', id, className: 'sidebar-item--planned', customProps: { planned: true } } : id);
 const group = (label, dir, ids, extra = {}) => ({
   type: 'category',
   label,
   collapsed: true,
   ...extra,
-  items: ids.map((id) => (typeof id === 'string' ? `${dir}/${id}` : id)),
+  items: ids.map((id) => (typeof id === 'string' ? doc(`${dir}/${id}`) : id)),
 });
+const legend = {
+  type: 'html',
+  className: 'sidebar-planned-legend',
+  value: '<span class="planned-badge">planned</span> pages describe work not built yet',
+};
 
 /** @type {import('@docusaurus/plugin-content-docs').SidebarsConfig} */
 export default {
   docs: [
     'intro',
+    legend,
     group('Tutorials', 'tutorials', ['development-setup', 'subscription-platform'], { collapsed: false }),
     group('How-tos', 'how-tos', [
       'ci-guidelines',
@@ -31,6 +43,8 @@ export default {
       'working-with-strapi-cms',
     ]),
     group('Explanation', 'explanation', [
+      'architecture',
+      'house-style',
       'architectural-decision-records',
       'cms-strapi-l10n',
       'content-server-architecture',

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { extractSections } from '../../src/plugins/search/extract.js';
-import { rank } from '../../src/plugins/search/client/search.js';
+import { rank, loadIndex, NoIndexError } from '../../src/plugins/search/client/search.js';
 
 const html = `<html><head><title>Tokens | Tessera Ecosystem Platform</title></head><body><nav>menu</nav>
 <article><div class="theme-doc-markdown markdown"><header><h1>Tokens</h1></header><p>Every token is 32 bytes &amp; random.</p>
@@ -26,4 +26,23 @@ test('ranking requires every word and prefers headings', () => {
   assert.equal(hits[0].url, '/t#hawk');
   assert.equal(rank(docs, 'hawk')[0].url, '/t#hawk');
   assert.deepEqual(rank(docs, 'zebra'), []);
+});
+
+// The development server has no index: it answers 404 or its single-page fallback HTML. Either is
+// "search needs a build" (NO_INDEX), not a network failure; a real network failure stays one.
+test('a missing index (404, or HTML from the dev server) is NO_INDEX; a failed fetch is not', async (t) => {
+  const realFetch = globalThis.fetch;
+  t.after(() => { globalThis.fetch = realFetch; });
+  const answer = (status, type, body) => async () => new Response(body, { status, headers: { 'content-type': type } });
+  globalThis.fetch = answer(404, 'text/html', 'Not found');
+  await assert.rejects(loadIndex('/x/search-index.json'), (e) => e instanceof NoIndexError && e.code === 'NO_INDEX');
+  globalThis.fetch = answer(200, 'text/html; charset=utf-8', '<!doctype html><div id="__docusaurus"></div>');
+  await assert.rejects(loadIndex('/x/search-index.json'), (e) => e.code === 'NO_INDEX');
+  globalThis.fetch = async () => { throw new TypeError('fetch failed'); };
+  await assert.rejects(loadIndex('/x/search-index.json'), (e) => e.code === undefined && e.message === 'fetch failed');
+  globalThis.fetch = answer(503, 'text/plain', 'busy');
+  await assert.rejects(loadIndex('/x/search-index.json'), (e) => e.code === undefined && /HTTP 503/.test(e.message));
+  // Not cached after a failure: the built index loads once it is there.
+  globalThis.fetch = answer(200, 'application/json', JSON.stringify({ v: 1, docs: [{ u: '/a', t: 'T', h: '', x: 'text' }] }));
+  assert.equal((await loadIndex('/x/search-index.json')).length, 1);
 });

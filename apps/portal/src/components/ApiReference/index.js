@@ -73,22 +73,41 @@ function Schema({ node }) {
   );
 }
 
-function CopyButton({ text }) {
-  const [state, setState] = useState('Copy as curl');
+/** A plain button: its click is handled by the page (`copySample`), which also works on server HTML. */
+function CopyButton() {
   return (
-    <button
-      type="button"
-      className={`button button--sm button--secondary ${styles.copy}`}
-      onClick={() => {
-        const done = () => setState('Copied');
-        const fail = () => setState('Copy failed');
-        if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, fail);
-        else fail();
-        setTimeout(() => setState('Copy as curl'), 2000);
-      }}
-    >
-      {state}
+    <button type="button" data-copy-sample className={`button button--sm button--secondary ${styles.copy}`}>
+      Copy as curl
     </button>
+  );
+}
+
+/** Click handler of the whole reference: copies the curl sample beside a "Copy as curl" button. */
+function copySample(event) {
+  const button = event.target.closest?.('button[data-copy-sample]');
+  if (!button) return;
+  const text = button.parentElement.querySelector('pre code')?.textContent ?? '';
+  const show = (label) => {
+    button.textContent = label;
+    setTimeout(() => (button.textContent = 'Copy as curl'), 2000);
+  };
+  if (navigator.clipboard) navigator.clipboard.writeText(text).then(() => show('Copied'), () => show('Copy failed'));
+  else show('Copy failed');
+}
+
+/**
+ * The reference is thousands of elements with nothing to update after load, and hydrating them was
+ * most of the page's main-thread time on a phone (Lighthouse). When the browser hydrates the
+ * server-rendered page, this keeps the server's HTML as it is (one element for React, not
+ * thousands); after a client-side navigation there is no server HTML and the children are rendered.
+ */
+function StaticAfterLoad({ id, className, children }) {
+  const [html] = useState(() => (typeof document === 'undefined' ? null : document.getElementById(id)?.innerHTML ?? null));
+  if (html !== null) return <div id={id} className={className} onClick={copySample} dangerouslySetInnerHTML={{ __html: html }} />;
+  return (
+    <div id={id} className={className} onClick={copySample}>
+      {children}
+    </div>
   );
 }
 
@@ -151,7 +170,7 @@ function Operation({ op, schemes }) {
         <pre>
           <code>{op.curl}</code>
         </pre>
-        <CopyButton text={op.curl} />
+        <CopyButton />
       </details>
     </section>
   );
@@ -160,7 +179,7 @@ function Operation({ op, schemes }) {
 export default function ApiReference({ api }) {
   return (
     <Layout title="API reference" description={`${api.title} ${api.version}: every operation, its authentication, parameters and responses.`}>
-      <div className={`container ${styles.page}`}>
+      <StaticAfterLoad id="api-reference" className={`container ${styles.page}`}>
         <nav className={styles.nav} aria-label="API operations">
           {api.tags.map((tag) => (
             <div key={tag.name}>
@@ -206,7 +225,7 @@ export default function ApiReference({ api }) {
             </section>
           ))}
         </main>
-      </div>
+      </StaticAfterLoad>
     </Layout>
   );
 }

@@ -9,6 +9,7 @@ import { usePluginData } from '@docusaurus/useGlobalData';
 import { useSearchQueryString } from '@docusaurus/theme-common';
 import { searchAlgolia, searchLocal } from '@site/src/plugins/search/client/search.js';
 import { useSearch } from '@site/src/plugins/search/client/useSearch.js';
+import { SearchError } from '@site/src/plugins/search/client/SearchError.js';
 import styles from './styles.module.css';
 
 export default function SearchPage() {
@@ -36,12 +37,7 @@ export default function SearchPage() {
         </form>
         <div aria-live="polite" className={styles.status}>
           {state.status === 'loading' ? <p>Loading…</p> : null}
-          {state.status === 'error' ? (
-            <div className={styles.error} role="alert">
-              <p className={styles.errorTitle}>Unable to fetch results</p>
-              <p>You might want to check your network connection.</p>
-            </div>
-          ) : null}
+          {state.status === 'error' ? <SearchError state={state} className={styles.error} titleClassName={styles.errorTitle} /> : null}
           {state.status === 'done' ? (
             <p>{state.results.length === 1 ? 'One document found' : `${state.results.length} documents found`}</p>
           ) : null}

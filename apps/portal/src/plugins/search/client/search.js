@@ -3,10 +3,24 @@
 
 let indexPromise = null;
 
+/**
+ * The offline index is written by the production build (the plugin's postBuild). The development
+ * server (`npm run dev`) has none: it answers 404, or its single-page fallback HTML; that is not a
+ * network failure, and the search UI says so (`error.code === 'NO_INDEX'`).
+ */
+export class NoIndexError extends Error {
+  constructor(status) {
+    super(`search index: not built (HTTP ${status})`);
+    this.code = 'NO_INDEX';
+  }
+}
+
 export function loadIndex(url) {
   if (!indexPromise) {
     indexPromise = fetch(url)
       .then((res) => {
+        const json = (res.headers.get('content-type') || '').includes('json');
+        if (res.status === 404 || (res.ok && !json)) throw new NoIndexError(res.status);
         if (!res.ok) throw new Error(`search index: HTTP ${res.status}`);
         return res.json();
       })

@@ -14,7 +14,7 @@ export function useSearch(query, search, deps) {
     setState((s) => ({ ...s, status: 'loading' }));
     search(query).then(
       (results) => live && setState({ status: 'done', results }),
-      () => live && setState({ status: 'error', results: [] }),
+      (error) => live && setState({ status: 'error', results: [], noIndex: error?.code === 'NO_INDEX' }),
     );
     return () => {
       live = false;

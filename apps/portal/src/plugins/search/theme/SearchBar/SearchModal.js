@@ -5,6 +5,7 @@ import useBaseUrl from '@docusaurus/useBaseUrl';
 import { usePluginData } from '@docusaurus/useGlobalData';
 import { searchLocal } from '../../client/search.js';
 import { useSearch } from '../../client/useSearch.js';
+import { SearchError } from '../../client/SearchError.js';
 import styles from './styles.module.css';
 
 export default function SearchModal({ onClose, initialQuery = '' }) {
@@ -67,12 +68,7 @@ export default function SearchModal({ onClose, initialQuery = '' }) {
           onChange={(e) => setQuery(e.target.value)}
         />
         <div className={styles.results} aria-live="polite">
-          {state.status === 'error' ? (
-            <div className={styles.message}>
-              <p className={styles.title}>Unable to fetch results</p>
-              <p>You might want to check your network connection.</p>
-            </div>
-          ) : null}
+          {state.status === 'error' ? <SearchError state={state} className={styles.message} titleClassName={styles.title} /> : null}
           {state.status === 'done' && state.results.length === 0 ? (
             <p className={styles.message}>No results for “{query}”.</p>
           ) : null}

@@ -1,11 +1,6 @@
-import type { Kysely } from 'kysely';
-import type { Clock } from '../../clock.js';
 import { routesOf, type Domain } from '../../domain.js';
-import type { Database } from '../../storage/schema.js';
-import type { SessionsService } from '../sessions/index.js';
-import type { PushHost } from './push-hosts.js';
 import { deviceRoutes } from './routes.js';
-import { DevicesService, type DevicesDeps, type Pusher } from './service.js';
+import { DevicesService, type DevicesDeps } from './service.js';
 
 // The devices domain: the device a relying party registers on its session (name, type, Web Push
 // subscription, commands), the account's device list and the attached-clients view. A device goes
@@ -17,18 +12,8 @@ export { DevicesService, type Pusher } from './service.js';
 export { pushEvents, ACCOUNT_EVENT_TTL_SECONDS } from './push-events.js';
 export { parsePushHosts, pushCallbackProblem, type PushHost } from './push-hosts.js';
 
-export interface DevicesDomainDeps {
-  db: Kysely<Database>;
-  clock: Clock;
-  sessions: SessionsService;
-  pushAllowedHosts: readonly PushHost[];
-  /** Pushes leave through it, outside the request. */
-  push: Pusher;
-  /** The public URL of GET /v1/account/device/commands. */
-  commandsUrl: string;
-  confirmations: DevicesDeps['confirmations'];
-  codeLifetimeSeconds: number;
-}
+/** The devices domain needs what its service needs. */
+export type DevicesDomainDeps = DevicesDeps;
 
 export function createDevicesDomain(deps: DevicesDomainDeps): Domain<DevicesService> {
   const devices = new DevicesService(deps);

@@ -57,7 +57,7 @@ describe('configuration from the environment', () => {
 
   it('reads LOG_FORMAT and SHUTDOWN_TIMEOUT_SECONDS', () => {
     expect(loadConfig({ LOG_FORMAT: 'pretty' }).server.logFormat).toBe('pretty');
-    expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: 'smtp://m:587' }).server.logFormat).toBe('json');
+    expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: 'smtp://m:587', VAPID_PRIVATE_KEY: VAPID }).server.logFormat).toBe('json');
     expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT: expected one of json, pretty/);
     expect(loadConfig({}).server.shutdownTimeoutSeconds).toBe(10);
     expect(() => loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: '-1' })).toThrow(/SHUTDOWN_TIMEOUT_SECONDS/);

@@ -37,6 +37,7 @@ import { ErrorBody, withDeclaredErrors } from './http/responses.js';
 import { MetricsContextSchema } from './http/schemas.js';
 import { installPortal } from './http/portal.js';
 import { applySecurityHeaders } from './http/security-headers.js';
+import { hookList } from './http/route-hooks.js';
 import { LOG_REDACT } from './process/logger.js';
 import { Mailer } from './senders/mail/mailer.js';
 import { loadVapidKeys, PushQueue } from './senders/push/index.js';
@@ -284,8 +285,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
   server.addHook('onRoute', (route) => {
     if (!route.config?.stretches) return;
-    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
-    route.onRequest = [...existing, capacityCheck];
+    route.onRequest = [...hookList(route.onRequest), capacityCheck];
   });
 
   await server.register(async (v1) => {

@@ -3,6 +3,7 @@ import { appError, type AppError } from '@tessera/errors';
 import { TOKEN_TYPES, type TokenType } from '@tessera/protocol';
 import { parseHawk, verifyHawk, type HawkConfig, type NonceStore, type ParsedHawk } from './hawk.js';
 import type { Clock } from '../clock.js';
+import { hookList } from './route-hooks.js';
 
 // Route authentication. Each route declares `config: { auth }` — a strategy name, a list of them
 // (any may match), or `{ strategies, optional }`. The OpenAPI document shows the same declaration
@@ -200,7 +201,7 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     }
     route.schema = { ...route.schema, security: securityRequirements(auth, deps.strategies) } as typeof route.schema;
     if (auth.strategies.some((name) => (deps.strategies[name] as AnyStrategy).consume)) {
-      const existing = route.preHandler ? (Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]) : [];
+      const existing = hookList(route.preHandler);
       route.preHandler = [spendAfterValidation, ...existing] as typeof route.preHandler;
     }
   });

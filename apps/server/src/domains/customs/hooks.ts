@@ -3,6 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { AUTH_ERRORS, isAppError, type AuthErrorName } from '@tessera/errors';
 import { languagesOf } from '../../http/context.js';
 import { withDeclaredErrors } from '../../http/responses.js';
+import { hookList } from '../../http/route-hooks.js';
 import type { Customs, Subject } from './service.js';
 
 /** What a route declares about rate limiting, in `config.rateLimit`. */
@@ -123,11 +124,6 @@ export function installRateLimits(server: FastifyInstance, customs: Customs): vo
 }
 
 type HookDone = (err?: Error) => void;
-
-/** A route option's hooks as a list (Fastify takes one function or an array). */
-function hookList<T>(hooks: T | T[] | undefined): T[] {
-  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
-}
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];

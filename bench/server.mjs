@@ -10,6 +10,9 @@
 //   bare          bare node:http JSON server: the ceiling
 //   hawk          GET /v1/session/status with a Hawk header computed per request (fresh nonce)
 //   bearer        GET /v1/session/status with `Authorization: Bearer fxs_<id>`
+//   devices       GET /v1/account/devices (Bearer) for an account with 10 devices, each on its own
+//                 session: the read of a device list, compared with bearer session status
+//   attached-clients  GET /v1/account/attached_clients (Bearer), the same account: 12 entries
 //   login         POST /v1/account/login flood (scrypt in the server's worker threads), server on
 //                 core 0; compared with raw scrypt on the same core
 //   login-2core   the same flood with the server allowed both cores; compared with raw scrypt on
@@ -33,7 +36,9 @@ const PROTOCOL_DIST = join(ROOT, 'packages/protocol/dist/index.js');
 /** Protocol server stretch, for sizing the raw scrypt runs. */
 const SCRYPT_SECONDS = 0.135;
 
-export const WORKLOADS = ['bare', 'hawk', 'bearer', 'login', 'login-2core'];
+export const WORKLOADS = ['bare', 'hawk', 'bearer', 'devices', 'attached-clients', 'login', 'login-2core'];
+/** Devices the benchmark account registers, each on its own session (issue 11). */
+const BENCH_DEVICES = 10;
 /** Suffix of the workloads run against --baseline's server. */
 const BASELINE = ' @ baseline';
 /** Not run by default: Hawk with headers computed before the run (is the load core's HMAC work felt?). */
@@ -355,6 +360,13 @@ async function prepareAccount(server, dataDir) {
   const status = await hawkClient.sessionStatus(hawkSession.sessionToken);
   if (status.state !== 'verified') throw new Error(`the benchmark session is ${status.state}`);
   await client.sessionStatus(session.sessionToken);
+  // Ten more sessions, a device on each: what the devices and attached-clients workloads list.
+  for (let i = 0; i < BENCH_DEVICES; i++) {
+    const signedIn = await accounts.signIn(email, password);
+    await client.accountDevice(signedIn.sessionToken, { name: `Bench device ${i + 1}`, type: i % 2 ? 'mobile' : 'desktop', availableCommands: { 'https://identity.mozilla.com/cmd/open-uri': 'bench' } });
+  }
+  const devices = await client.accountDevices(session.sessionToken);
+  if (devices.length !== BENCH_DEVICES) throw new Error(`the benchmark account lists ${devices.length} devices, not ${BENCH_DEVICES}`);
   const { authPW } = await accounts.credentialsFor(email, password);
   const tokenId = deriveTokenKeys('sessionToken', session.sessionToken).tokenId;
   return { email, uid: signedUp.uid, sessionToken: hawkSession.sessionToken, authPW, bearer: bearerHeader('sessionToken', tokenId) };
@@ -374,6 +386,10 @@ function loadSpec(workload, server, account, opts, duration) {
       return { ...base, path: '/v1/session/status', hawk: { publicUrl: server.url, sessionToken: account.sessionToken, precompute: Math.max(1, duration) * 40_000 } };
     case 'bearer':
       return { ...base, path: '/v1/session/status', headers: { authorization: account.bearer } };
+    case 'devices':
+      return { ...base, path: '/v1/account/devices', headers: { authorization: account.bearer } };
+    case 'attached-clients':
+      return { ...base, path: '/v1/account/attached_clients', headers: { authorization: account.bearer } };
     case 'login':
     case 'login-2core':
       return {
@@ -523,9 +539,21 @@ const LABELS = {
   hawk: 'GET /v1/session/status, Hawk',
   'hawk-pre': 'GET /v1/session/status, Hawk (headers precomputed)',
   bearer: 'GET /v1/session/status, Bearer',
+  devices: `GET /v1/account/devices, Bearer (${BENCH_DEVICES} devices)`,
+  'attached-clients': `GET /v1/account/attached_clients, Bearer (${BENCH_DEVICES + 2} entries)`,
   login: 'POST /v1/account/login (server 1 core)',
   'login-2core': 'POST /v1/account/login (server 2 cores)',
 };
+
+/** The workloads that read lists: their ratio is also given to Bearer session status in the same run. */
+const LISTS = ['devices', 'attached-clients'];
+
+function ratioCell(r, bare, status) {
+  const parts = [];
+  if (bare) parts.push(`${fmt((r.rps / bare.rps) * 100, 1)}%`);
+  if (status) parts.push(`${fmt((r.rps / status.rps) * 100, 1)}% of session status`);
+  return parts.join('; ') || '–';
+}
 
 export function report(results) {
   const { runs, scrypt, opts } = results;
@@ -541,7 +569,7 @@ export function report(results) {
       fmt(r.rps, login ? 1 : 0),
       fmt(r.p50, login ? 0 : 2), fmt(r.p99, login ? 0 : 2),
       fmt(r.non2xx),
-      login ? (raw ? `${fmt((r.rps / raw) * 100, 0)}% of raw scrypt (${fmt(raw, 1)}/s)` : '–') : bare ? `${fmt((r.rps / bare.rps) * 100, 1)}%` : '–',
+      login ? (raw ? `${fmt((r.rps / raw) * 100, 0)}% of raw scrypt (${fmt(raw, 1)}/s)` : '–') : ratioCell(r, bare, LISTS.includes(w) && runs.bearer?.length ? medianRun(runs.bearer) : null),
       fmt(r.serverCpuUsPerReq, 1),
       login ? '–' : `${fmt(1e6 / r.serverCpuUsPerReq)}${bare && w !== 'bare' ? ` (${fmt((bare.serverCpuUsPerReq / r.serverCpuUsPerReq) * 100, 1)}%)` : ''}`,
       w === 'bare' ? '–' : `${fmt(r.lagP99, 1)} / ${fmt(r.lagMax, 0)}`,
@@ -663,7 +691,7 @@ export async function runServerBench(argv = []) {
   };
 
   try {
-    const needTessera = ['hawk', 'hawk-pre', 'bearer', 'login'].some((w) => want.has(w)) || want.has('login-2core') || opts.profile;
+    const needTessera = ['hawk', 'hawk-pre', 'bearer', ...LISTS, 'login'].some((w) => want.has(w)) || want.has('login-2core') || opts.profile;
     const bare = want.has('bare') ? await startBare(opts) : null;
     let tessera = null;
     let account = null;
@@ -697,7 +725,7 @@ export async function runServerBench(argv = []) {
     const accountFor = (w) => (w.endsWith(BASELINE) ? baselineAccount : account);
 
     // Fast workloads: warm-up, then round-robin so that noise from other processes spreads evenly.
-    const fast = ['bare', 'hawk', 'bearer', 'hawk-pre'].filter((w) => want.has(w))
+    const fast = ['bare', 'hawk', 'bearer', 'hawk-pre', ...LISTS].filter((w) => want.has(w))
       .flatMap((w) => (baseline && (w === 'hawk' || w === 'bearer') ? [w, `${w}${BASELINE}`] : [w]));
     if (opts.warmup > 0) {
       for (const w of fast) {

@@ -170,6 +170,14 @@ const pages: Page[] = [
     substitutions: () => [],
     expect: [/"state":"verified"/, /X-Tessera-Code/, /Subject in MailDev: .*\S/],
   },
+  {
+    // Adding a secondary email continues the account and session of Creating an account.
+    file: 'adding-a-secondary-email.md',
+    after: ['creating-an-account-locally.md'],
+    ports: ['9000'],
+    substitutions: () => [],
+    expect: [/"email":"alice\.backup@example\.com","verified":true,"isPrimary":true/, /"errno":142/, /"sessionToken":"[0-9a-f]{64}"/],
+  },
   { file: 'serve-settings-production-build-locally.md', ports: ['9000', '1025', '1080'], substitutions: () => [], expect: [/"keys":\[\{/] },
   { file: 'node-debugging.md', ports: ['9000', '9229'], substitutions: () => [], expect: [/"type": "node"/] },
 ];

@@ -84,7 +84,7 @@ const config = {
             html: `Relying parties <span class="planned-badge planned-badge--count">${rpPlanned} of ${rpPages} planned</span>`,
             position: 'left',
           },
-          { to: '/api', label: 'API', position: 'left' },
+          { to: '/api', label: 'API', position: 'left', activeBasePath: 'api' },
           { type: 'search', position: 'right' },
           { href: repoUrl, label: 'Source', position: 'right', 'aria-label': 'Source repository' },
         ],

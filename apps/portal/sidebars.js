@@ -26,6 +26,7 @@ export default {
     legend,
     group('Tutorials', 'tutorials', ['development-setup', 'subscription-platform'], { collapsed: false }),
     group('How-tos', 'how-tos', [
+      'adding-a-secondary-email',
       'ci-guidelines',
       'connecting-to-a-local-mysql-db',
       'creating-an-account-locally',
@@ -73,6 +74,7 @@ export default {
       'oauth-details',
       'operations',
       'rate-limiting',
+      'secondary-emails',
       'security-events',
       'storybook-deploys-with-circleci',
       'system-diagrams',

@@ -8,7 +8,7 @@ export const name = 'portal-emails';
 // Sample data to show each template's subject and headers as they are sent.
 const SAMPLE = {
   link: 'https://accounts.example/verify_email?uid=…&code=…', code: '123456', minutes: 20,
-  device: 'Firefox on Linux', time: '2026-11-22 10:00',
+  device: 'Firefox on Linux', time: '2026-11-22 10:00', action: 'password',
 };
 
 export async function outputs() {

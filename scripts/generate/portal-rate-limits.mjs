@@ -16,10 +16,12 @@ export async function outputs() {
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
       const limit = op['x-rate-limit'];
-      if (!limit || (!limit.actions.length && !limit.failures)) continue;
+      if (!limit || (!limit.actions.length && !limit.failures && !limit.byField)) continue;
       const failures = Object.entries(limit.failures ?? {}).map(([error, action]) => `${code(error)} → ${code(action)}`).join(', ');
+      // Actions chosen by a body field: `action: password` → mfaOtpCodeRequestForPassword.
+      const byField = Object.entries(limit.byField?.actions ?? {}).map(([value, action]) => `${code(action)} (${limit.byField.field} ${code(value)})`);
       routeRows.push([
-        code(`${method.toUpperCase()} ${path}`), limit.actions.map(code).join(', '), failures || '—', limit.unblockable ? 'yes (400/125)' : '—',
+        code(`${method.toUpperCase()} ${path}`), [...limit.actions.map(code), ...byField].join(', '), failures || '—', limit.unblockable ? 'yes (400/125)' : '—',
       ]);
     }
   }

@@ -1,7 +1,8 @@
 // The SDK's route methods (packages/client/src/generated/client.ts), one per operation of the OpenAPI
 // document: the method is named by the operationId, takes the token its `security` asks for, then
-// the JSON body, then the query (typed from generated/api.ts), and its JSDoc and the
-// OperationErrors interface list the errors its `x-errors` declares.
+// its path parameters (strings, URL-encoded into the path), then the JSON body, then the query
+// (typed from generated/api.ts), and its JSDoc and the OperationErrors interface list the errors
+// its `x-errors` declares.
 import { openApiDocument } from './_openapi-document.mjs';
 
 export const name = 'sdk';
@@ -12,11 +13,15 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 const SENDABLE = new Set(['get', 'put', 'post', 'delete']);
 const WIDTH = 100;
 
-/** `sessionTokenBearer` and `sessionTokenHawk` name the onepw token kind; `oauthBearer` an access token. */
-function tokenKind(scheme) {
+/**
+ * `sessionTokenBearer` and `sessionTokenHawk` name the onepw token kind; `oauthBearer` an access
+ * token; a JWT scheme (`mfaTokenBearer`, bearerFormat JWT) a token sent as is, named `mfaToken`.
+ */
+function tokenKind(doc, scheme) {
   const m = /^(\w+?)(Bearer|Hawk)$/.exec(scheme);
   if (!m) throw new Error(`security scheme ${scheme}: expected <kind>Bearer or <kind>Hawk`);
   if (m[1] === 'oauth') return { param: 'accessToken', type: 'oauth', label: 'an OAuth access token' };
+  if (doc.components?.securitySchemes?.[scheme]?.bearerFormat === 'JWT') return { param: m[1], type: 'jwt', label: `an ${m[1]} (JWT)` };
   return { param: m[1], type: m[1], label: `a ${m[1]}` };
 }
 
@@ -29,7 +34,7 @@ function authOf(doc, op) {
     if (schemes.length === 0) optional = true;
     if (schemes.length > 1) throw new Error(`${op.operationId}: a security requirement with several schemes at once is not supported`);
     for (const scheme of schemes) {
-      const kind = tokenKind(scheme);
+      const kind = tokenKind(doc, scheme);
       kinds.set(kind.param, kind);
     }
   }
@@ -42,7 +47,7 @@ function resolve(doc, schema) {
   return resolve(doc, doc.components?.schemas?.[name]);
 }
 
-/** The parameters of one method, in call order: token, body, query. */
+/** The parameters of one method, in call order: token, path parameters, body, query. */
 function paramsOf(doc, path, method, op) {
   const route = `'${path}', '${method}'`;
   const params = [];
@@ -54,6 +59,10 @@ function paramsOf(doc, path, method, op) {
     const union = auth.kinds.map((k) => `{ ${k.param}: string }`).join(' | ');
     params.push({ name: 'auth', type: union, optional: auth.optional, token: auth.optional ? 'auth && tokenRef(auth)' : 'tokenRef(auth)', example: `{ ${auth.kinds[0].param} }` });
   }
+  for (const p of (op.parameters ?? []).filter((x) => x.in === 'path')) {
+    if (!/^[A-Za-z_]\w*$/.test(p.name)) throw new Error(`${op.operationId}: path parameter ${p.name} is not an identifier`);
+    params.push({ name: p.name, type: 'string', pathParam: true, example: p.name });
+  }
   if (op.requestBody) {
     const schema = resolve(doc, op.requestBody.content?.['application/json']?.schema);
     // A body schema this cannot read (anyOf, …) counts as one with required fields.
@@ -64,7 +73,7 @@ function paramsOf(doc, path, method, op) {
     params.push(body);
   }
   const query = (op.parameters ?? []).filter((p) => p.in === 'query');
-  const unsupported = (op.parameters ?? []).filter((p) => p.in !== 'query');
+  const unsupported = (op.parameters ?? []).filter((p) => p.in !== 'query' && p.in !== 'path');
   if (unsupported.length) throw new Error(`${op.operationId}: ${unsupported[0].in} parameters are not supported yet`);
   if (query.length) {
     const required = query.filter((p) => p.required).map((p) => p.name);
@@ -139,9 +148,15 @@ function renderMethod(doc, path, method, op) {
   // Transport puts `/v1` before every path but /.well-known ones.
   const transportPath = path.startsWith('/v1/') ? path.slice(3) : path;
   if (!path.startsWith('/v1/') && !path.startsWith('/.well-known/')) throw new Error(`${id}: ${path} is neither under /v1 nor /.well-known; teach Transport its prefix`);
-  if (path.includes('{')) throw new Error(`${id}: path parameters are not supported yet`);
+  const pathParams = new Set(params.filter((p) => p.pathParam).map((p) => p.name));
+  const pathExpr = transportPath.includes('{')
+    ? `\`${transportPath.replace(/\{(\w+)\}/g, (_, name) => {
+      if (!pathParams.has(name)) throw new Error(`${id}: {${name}} in the path is not a declared path parameter`);
+      return `\${encodeURIComponent(${name})}`;
+    })}\``
+    : `'${transportPath}'`;
   const token = params.find((p) => p.token)?.token;
-  const fields = [`method: '${method.toUpperCase()}'`, `path: '${transportPath}'`, ...params.filter((p) => !p.token).map((p) => p.name)];
+  const fields = [`method: '${method.toUpperCase()}'`, `path: ${pathExpr}`, ...params.filter((p) => !p.token && !p.pathParam).map((p) => p.name)];
   const one = `    return this.transport.request({ ${[...fields, ...(token ? [`token: ${token}`] : [])].join(', ')} });`;
   const body = one.length <= WIDTH
     ? [one]

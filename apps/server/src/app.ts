@@ -8,7 +8,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { appError } from '@tessera/errors';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
-import { serverSecret } from './crypto/dev-secret.js';
+import { developmentSecret, serverSecret } from './crypto/dev-secret.js';
 import { ScryptPool } from './crypto/scrypt-pool.js';
 import { TokenSecrets } from './crypto/token-secrets.js';
 import { AccountLifecycle, composeDomains, type Domain } from './domain.js';
@@ -18,10 +18,14 @@ import { createCustomsDomain, installRateLimits, rulesInForce } from './domains/
 import { createHealthDomain } from './domains/health/index.js';
 import { bounceLog, createEmailsDomain, type Confirmations } from './domains/emails/index.js';
 import { createKeysDomain, loadSigningKey, type SigningKey } from './domains/keys/index.js';
+import { createMfaDomain, type MfaService } from './domains/mfa/index.js';
+import { createLinkedAccountsDomain, type LinkedAccountsService } from './domains/linked-accounts/index.js';
 import { createMiscDomain } from './domains/misc/index.js';
 import { createOAuthDomain, type OAuthService } from './domains/oauth/index.js';
 import { createPagesDomain } from './domains/pages/index.js';
 import { createPasswordsDomain, type PasswordsService } from './domains/passwords/index.js';
+import { createRecoveryKeysDomain, type RecoveryKeysService } from './domains/recovery-keys/index.js';
+import { createSecondaryEmailsDomain, type SecondaryEmails } from './domains/secondary-emails/index.js';
 import { createSecurityEventsDomain, type SecurityEventsService } from './domains/security-events/index.js';
 import { createSessionsDomain, type SessionsService } from './domains/sessions/index.js';
 import { createTokensDomain, type TokensService } from './domains/tokens/index.js';
@@ -65,6 +69,10 @@ export interface AppServices {
   passwords: PasswordsService;
   securityEvents: SecurityEventsService;
   devices: DevicesService;
+  mfa: MfaService;
+  recoveryKeys: RecoveryKeysService;
+  secondaryEmails: SecondaryEmails;
+  linkedAccounts: LinkedAccountsService;
 }
 
 export interface App {
@@ -175,12 +183,19 @@ export async function createApp(options: AppOptions): Promise<App> {
     codeFailuresPerSession: config.signin.codeFailuresPerSession,
     verifyLink: link('/verify_email'), securityEvents: securityEvents.service,
   });
+  const linkedAccounts = createLinkedAccountsDomain({
+    db, clock, records, sessions: sessions.service, securityEvents: securityEvents.service, config: config.linkedAccounts,
+    // No second factor exists yet: the two-step domain (issue 12) provides this check when it
+    // lands, and linked sign-ins to accounts with two-step then wait for it.
+    secondFactor: { required: async () => false },
+  });
   const accounts = createAccountsDomain({
     db, clock, scrypt, records, sessions: sessions.service, tokens: tokens.service, oauth: oauth.service,
     confirmations: emails.service, secret: authSecret, issuer: config.server.publicUrl, mailer,
     blocks: customs.service, unblockCodeLifetimeMs: config.accounts.unblockCodeLifetimeSeconds * 1000,
     stubClientIds: config.accounts.stubClientIds.split(',').map((c) => c.trim().toLowerCase()).filter(Boolean),
-    setupLink: link('/finish_setup'), securityEvents: securityEvents.service,
+    setupLink: link('/finish_setup'), securityEvents: securityEvents.service, linkedAccounts: linkedAccounts.service,
+    secondaryClaimMs: config.secondaryEmails.pendingSeconds * 1000,
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
     signin: {
       confirmationEnabled: config.signin.confirmationEnabled,
@@ -188,9 +203,28 @@ export async function createApp(options: AppOptions): Promise<App> {
       forcedEmail: config.signin.forcedEmailPattern ? new RegExp(config.signin.forcedEmailPattern, 'i') : null,
     },
   });
+  const mfa = createMfaDomain({
+    db, clock, mailer, records, sessions: sessions.service, secret: authSecret,
+    jwt: {
+      // Development: a key generated once into the data folder; production refuses to start without MFA_JWT_SECRET.
+      secret: config.mfa.jwtSecret || developmentSecret(join(config.server.dataDir, 'mfa-jwt-secret')),
+      issuer: config.mfa.jwtIssuer || publicUrl.host,
+      audience: config.mfa.jwtAudience,
+      lifetimeSeconds: config.mfa.jwtLifetimeSeconds,
+    },
+    otp: { lifetimeMs: config.mfa.otpLifetimeSeconds * 1000, tries: config.mfa.otpTries, failuresPerSession: config.mfa.otpFailuresPerSession },
+  });
+  const recoveryKeys = createRecoveryKeysDomain({
+    db, clock, mailer, records, securityEvents: securityEvents.service, accountResetToken: tokens.strategies!.accountResetToken!,
+  });
   const passwords = createPasswordsDomain({
-    db, clock, scrypt, mailer, records, accounts: accounts.service, sessions: sessions.service, tokens: tokens.service,
+    db, clock, scrypt, mailer, records, accounts: accounts.service, sessions: sessions.service, tokens: tokens.service, recoveryKeys: recoveryKeys.service,
     config: config.tokens, secret: authSecret, resetLink: link('/complete_reset_password'), securityEvents: securityEvents.service,
+  });
+  const secondaryEmails = createSecondaryEmailsDomain({
+    db, clock, mailer, records, securityEvents: securityEvents.service, secret: authSecret,
+    pendingMs: config.secondaryEmails.pendingSeconds * 1000, codeTries: config.secondaryEmails.codeTries, maxFailures: config.secondaryEmails.maxFailures,
+    warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
   });
   // RFC 8292 §2.1: the VAPID subject says how to reach the operator (an https URL or a mailto: address).
   const vapidSubject = config.push.vapidSubject
@@ -206,6 +240,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     db, clock, sessions: sessions.service, pushAllowedHosts: config.devices.pushAllowedHosts, push,
     commandsUrl: new URL('/v1/account/device/commands', config.server.publicUrl).toString(),
     confirmations: emails.service, codeLifetimeSeconds: config.signin.codeLifetimeSeconds,
+    sessionProviders: (uid) => linkedAccounts.service.sessionProviders(db, uid),
   });
   const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
     .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);
@@ -220,7 +255,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ],
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
   });
-  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, accounts, passwords, devices, pages, misc, health];
+  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, linkedAccounts, accounts, mfa, recoveryKeys, passwords, secondaryEmails, devices, pages, misc, health];
   const { strategies } = composeDomains(domains, lifecycle);
 
   installJsonParser(server);
@@ -250,7 +285,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     clock,
   });
   installRateLimits(server, customs.service);
-  await installOpenApi(server);
+  await installOpenApi(server, strategies);
   const undeclaredErrors: UndeclaredError[] = [];
   if (config.server.nodeEnv === 'test') installDeclaredErrorCheck(server, undeclaredErrors);
 
@@ -309,7 +344,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     services: {
       records, oauth: oauth.service, sessions: sessions.service, tokens: tokens.service, emails: emails.service,
       accounts: accounts.service, passwords: passwords.service, securityEvents: securityEvents.service,
-      devices: devices.service,
+      devices: devices.service, mfa: mfa.service, recoveryKeys: recoveryKeys.service, secondaryEmails: secondaryEmails.service, linkedAccounts: linkedAccounts.service,
     },
     async close() {
       closing = true;

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { bool, ConfigError, defineConfig, int, oneOf, readConfig, str, url, type ConfigSlice, type ConfigValues, type Env } from './config-schema.js';
 import { accountsConfig } from './domains/accounts/index.js';
 import { devicesConfig } from './domains/devices/index.js';
+import { mfaConfig } from './domains/mfa/index.js';
+import { secondaryEmailsConfig } from './domains/secondary-emails/index.js';
+import { checkLinkedAccountsConfig, linkedAccountsConfig } from './domains/linked-accounts/index.js';
 import { rateLimitConfig, rulesInForce } from './domains/customs/index.js';
 import { tokenConfig } from './domains/tokens/index.js';
 import { mailConfig } from './senders/mail/config.js';
@@ -63,7 +66,7 @@ export const serverConfig = defineConfig({
   },
   authSecret: {
     env: 'AUTH_SECRET', secret: true, parse: str, default: '', defaultText: '$DATA_DIR/auth-secret (generated in development)',
-    description: 'Key for the server\'s own HMACs and JWTs (codes, account setup tokens, later MFA tokens) and for the keys stored tokens are found and sealed under: changing it ends every session and token. At least 32 random characters; required in production. Unset outside production: a random one is generated once into the data folder.',
+    description: 'Key for the server\'s own HMACs and JWTs (codes, account setup tokens; MFA tokens have MFA_JWT_SECRET) and for the keys stored tokens are found and sealed under: changing it ends every session and token. At least 32 random characters; required in production. Unset outside production: a random one is generated once into the data folder.',
   },
   signingKeyFile: {
     env: 'SIGNING_KEY_FILE', parse: str, default: '', defaultText: '$DATA_DIR/signing-key.pem (generated in development)',
@@ -99,7 +102,7 @@ export const serverConfig = defineConfig({
   },
 });
 
-export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, devices: devicesConfig, push: pushConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
+export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, devices: devicesConfig, linkedAccounts: linkedAccountsConfig, mfa: mfaConfig, secondaryEmails: secondaryEmailsConfig, push: pushConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
 
 export type Config = {
   [K in keyof typeof CONFIG_SLICES]: ConfigValues<(typeof CONFIG_SLICES)[K]>;
@@ -117,6 +120,9 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: readConfig(rateLimitConfig, env),
     securityEvents: readConfig(securityEventsConfig, env),
     devices: readConfig(devicesConfig, env),
+    mfa: readConfig(mfaConfig, env),
+    secondaryEmails: readConfig(secondaryEmailsConfig, env),
+    linkedAccounts: readConfig(linkedAccountsConfig, env),
     push: readConfig(pushConfig, env),
     mail: readConfig(mailConfig, env),
   };
@@ -126,6 +132,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`RATE_LIMIT_RULES_FILE: ${(err as Error).message}`);
   }
   const production = config.server.nodeEnv === 'production';
+  checkLinkedAccountsConfig(config.linkedAccounts, production);
   if (config.server.authSecret && config.server.authSecret.length < 32) {
     throw new ConfigError('AUTH_SECRET must be at least 32 characters (use e.g. `openssl rand -hex 32`)');
   }

@@ -27,7 +27,25 @@ export interface AccountHooks {
   onPasswordChanged?(trx: Trx, uid: string, keep: PasswordChangeKeep): Promise<void>;
   /** The password was reset (kB may be new): end every session, token and grant of the account. */
   onPasswordReset?(trx: Trx, uid: string): Promise<void>;
+  /** Something relying parties show or check changed (see AccountChange): tell whoever needs to hear it. */
+  onAccountChanged?(trx: Trx, uid: string, change: AccountChange): Promise<void>;
+  /**
+   * The primary address changed (secondary emails' set_primary): drop what was mailed to the old
+   * one and would let its reader in without the password (reset codes and tokens, unblock codes).
+   */
+  onPrimaryEmailChanged?(trx: Trx, uid: string): Promise<void>;
 }
+
+/**
+ * What changed on an account, as the account's devices are told of it (issue 11):
+ * - `profile`: what a relying party shows of the account — the primary address, display name,
+ *   avatar, locale, the two-step methods (amr) — so devices re-read the profile;
+ * - `state`: the account's or one of its sessions' confirmation, so devices re-check their state.
+ * A domain that makes such a change calls `AccountRecords.accountChanged(trx, uid, change)` inside
+ * the transaction that makes it, e.g. `await records.accountChanged(trx, uid, 'profile')` after a
+ * new primary address is written. Confirming the primary address reports `state` by itself.
+ */
+export type AccountChange = 'profile' | 'state';
 
 export interface PasswordChangeKeep {
   sessionTokenId: string | null;
@@ -95,6 +113,14 @@ export class AccountLifecycle {
 
   async passwordReset(trx: Trx, uid: string): Promise<void> {
     for (const { hooks } of this.hooks) await hooks.onPasswordReset?.(trx, uid);
+  }
+
+  async accountChanged(trx: Trx, uid: string, change: AccountChange): Promise<void> {
+    for (const { hooks } of this.hooks) await hooks.onAccountChanged?.(trx, uid, change);
+  }
+
+  async primaryEmailChanged(trx: Trx, uid: string): Promise<void> {
+    for (const { hooks } of this.hooks) await hooks.onPrimaryEmailChanged?.(trx, uid);
   }
 }
 

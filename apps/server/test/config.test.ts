@@ -4,6 +4,8 @@ import { loadConfig } from '../src/config.js';
 
 /** A P-256 private key (32 bytes, base64url) for production configurations. */
 const VAPID = 'fP4pQmK8Y3hQ2Yj7u0Rk1ZsXyVb9cDeFgHiJkLmNoPo';
+/** An HS256 key for MFA tokens (at least 32 bytes). */
+const MFA = 'm'.repeat(32);
 
 describe('configuration from the environment', () => {
   it('has working defaults for the embedded platform', () => {
@@ -22,20 +24,25 @@ describe('configuration from the environment', () => {
   });
 
   it('refuses to run in production without real secrets', () => {
-    const smtp = { SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID };
+    const smtp = { SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA };
     expect(() => loadConfig({ NODE_ENV: 'production', ...smtp })).toThrow(/AUTH_SECRET must be set/);
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'short', ...smtp })).toThrow(/at least 32 characters/);
     expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp }).server.authSecret).toHaveLength(32);
     // Web Push's VAPID key (issue 11): required, and a P-256 private key.
-    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: smtp.SMTP_URL })).toThrow(/VAPID_PRIVATE_KEY must be set/);
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: smtp.SMTP_URL, MFA_JWT_SECRET: MFA })).toThrow(/VAPID_PRIVATE_KEY must be set/);
+    // The MFA token key (issue 12): required, and at least 32 bytes (RFC 7518 §3.2) anywhere.
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: smtp.SMTP_URL, VAPID_PRIVATE_KEY: VAPID })).toThrow(/MFA_JWT_SECRET must be set/);
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp, MFA_JWT_SECRET: 'short' })).toThrow(/MFA_JWT_SECRET: must be at least 32 bytes/);
+    expect(() => loadConfig({ MFA_JWT_SECRET: 'short' })).toThrow(/MFA_JWT_SECRET: must be at least 32 bytes/);
+    expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp }).mfa).toMatchObject({ jwtSecret: MFA, jwtAudience: 'fxa', jwtIssuer: '', jwtLifetimeSeconds: 600, otpLifetimeSeconds: 300 });
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp, VAPID_PRIVATE_KEY: 'c2hvcnQ' })).toThrow(/VAPID_PRIVATE_KEY: .*32 bytes/);
   });
 
   it('refuses the secret that was once published as a default, short secrets anywhere, and production without SMTP (issue 9, hole 9)', () => {
-    const smtp = { SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID };
+    const smtp = { SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA };
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'development-only-secret-do-not-use-in-production', ...smtp })).toThrow(/published/);
     expect(() => loadConfig({ AUTH_SECRET: 'short' })).toThrow(/at least 32 characters/);
-    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'y'.repeat(40), VAPID_PRIVATE_KEY: VAPID })).toThrow(/SMTP_URL must be set/);
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'y'.repeat(40), VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA })).toThrow(/SMTP_URL must be set/);
     // Outside production there is no default secret at all: the server makes one per data folder.
     expect(loadConfig({}).server.authSecret).toBe('');
   });
@@ -55,9 +62,18 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ DATABASE_URL: 'redis://h/0' })).toThrow(/is not a database URL/);
   });
 
+  it('refuses a linked-account provider enabled without client ids, or fetching its keys over http in production (issue 13)', () => {
+    expect(() => loadConfig({ LINKED_ACCOUNT_GOOGLE_ENABLED: 'true' })).toThrow(/LINKED_ACCOUNT_GOOGLE_CLIENT_IDS must name/);
+    expect(() => loadConfig({ LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED: 'true' })).toThrow(/needs LINKED_ACCOUNT_APPLE_ENABLED/);
+    const google = { LINKED_ACCOUNT_GOOGLE_ENABLED: 'true', LINKED_ACCOUNT_GOOGLE_CLIENT_IDS: ' a.example , b.example ,' };
+    expect(loadConfig(google).linkedAccounts).toMatchObject({ googleEnabled: true, googleClientIds: ['a.example', 'b.example'], appleEnabled: false });
+    const prod = { NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(40), SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA };
+    expect(() => loadConfig({ ...prod, ...google, LINKED_ACCOUNT_GOOGLE_JWKS_URL: 'http://keys.example/jwks' })).toThrow(/JWKS_URL must be https/);
+  });
+
   it('reads LOG_FORMAT and SHUTDOWN_TIMEOUT_SECONDS', () => {
     expect(loadConfig({ LOG_FORMAT: 'pretty' }).server.logFormat).toBe('pretty');
-    expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: 'smtp://m:587', VAPID_PRIVATE_KEY: VAPID }).server.logFormat).toBe('json');
+    expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: 'smtp://m:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA }).server.logFormat).toBe('json');
     expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT: expected one of json, pretty/);
     expect(loadConfig({}).server.shutdownTimeoutSeconds).toBe(10);
     expect(() => loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: '-1' })).toThrow(/SHUTDOWN_TIMEOUT_SECONDS/);

@@ -114,10 +114,10 @@ export class PushService {
     return new Subscriber(`${this.origin}/wpush/${randomBytes(8).toString('hex')}`);
   }
 
-  /** Pushes received for a subscriber, decrypted. */
+  /** Pushes received for a subscriber, decrypted; null for a push without payload. */
   pushesFor(s: Subscriber): unknown[] {
     const path = new URL(s.endpoint).pathname;
-    return this.received.filter((r) => r.path === path).map((r) => s.decrypt(r.body));
+    return this.received.filter((r) => r.path === path).map((r) => (r.body.length ? s.decrypt(r.body) : null));
   }
 
   async stop(): Promise<void> {

@@ -19,9 +19,12 @@ export interface TransportOptions {
   now?: () => number;
 }
 
-/** A token as the SDK holds it: its kind and the 64-hex token data the server returned. */
+/**
+ * A token as the SDK holds it: its kind and the 64-hex token data the server returned, or (kind
+ * `jwt`) the MFA token of /mfa/otp/verify, sent as is.
+ */
 export interface TokenRef {
-  type: TokenType | 'oauth';
+  type: TokenType | 'oauth' | 'jwt';
   value: string;
 }
 
@@ -29,11 +32,12 @@ export interface TokenRef {
  * The auth argument of a route that takes one of several token kinds, or a token optionally: the
  * kind by name (`{ sessionToken }`, `{ keyFetchToken }`, …) or an OAuth `{ accessToken }`.
  */
-export type TokenArg = { [K in TokenType]: { [P in K]: string } }[TokenType] | { accessToken: string };
+export type TokenArg = { [K in TokenType]: { [P in K]: string } }[TokenType] | { accessToken: string } | { mfaToken: string };
 
-/** `{ sessionToken: value }` → `{ type: 'sessionToken', value }`; `{ accessToken }` → `{ type: 'oauth', value }`. */
+/** `{ sessionToken: value }` → `{ type: 'sessionToken', value }`; `{ accessToken }` → `{ type: 'oauth', value }`; `{ mfaToken }` → `{ type: 'jwt', value }`. */
 export function tokenRef(auth: TokenArg): TokenRef {
   if ('accessToken' in auth) return { type: 'oauth', value: auth.accessToken };
+  if ('mfaToken' in auth) return { type: 'jwt', value: auth.mfaToken };
   const type = (Object.keys(TOKEN_TYPES) as TokenType[]).find((t) => t in auth);
   if (!type) throw new TypeError(`no token in the auth argument (expected one of accessToken, ${Object.keys(TOKEN_TYPES).join(', ')})`);
   return { type, value: (auth as Record<TokenType, string>)[type] };
@@ -100,7 +104,8 @@ export class Transport {
   private authorization(spec: RequestSpec, url: URL, payload: string | undefined): string | undefined {
     const token = spec.token;
     if (!token) return undefined;
-    if (token.type === 'oauth') return `Bearer ${token.value}`;
+    // OAuth access tokens and MFA tokens are Bearer values as the server issued them.
+    if (token.type === 'oauth' || token.type === 'jwt') return `Bearer ${token.value}`;
     const { tokenId, authKey } = this.keysOf(token.type, token.value);
     if (this.presentation === 'bearer') return bearerHeader(token.type, tokenId);
     return hawkHeader({

@@ -5,3 +5,4 @@ export * from './tokens.js';
 export * from './bundle.js';
 export * from './hawk.js';
 export * from './password-policy.js';
+export * from './recovery-key.js';

@@ -103,19 +103,22 @@ test('/search?q= shows results from the local index', async ({ page }) => {
   const first = page.locator('main article h2 a').first();
   await expect(first).toBeVisible();
   await first.click();
-  await expect(page.locator('article')).toContainText(/nonce/i);
+  // A doc page (article) or an API page: both have the text in <main>.
+  await expect(page.locator('main')).toContainText(/nonce/i);
 });
 
 test('every API operation is findable by search', async ({ page }) => {
   await page.goto(at('api'));
+  await page.locator('main section[aria-labelledby] h3 a').first().click();
   await hydrated(page);
-  const firstOp = page.locator('main section[aria-labelledby] h3').first();
+  const firstOp = page.locator('main section[aria-labelledby] h2').first();
   const id = await firstOp.getAttribute('id');
   const path = (await firstOp.locator('code').first().textContent()).trim();
+  const pagePath = new URL(page.url()).pathname;
   await page.keyboard.press('Control+k');
   const dialog = page.getByRole('dialog', { name: 'Search the documentation' });
   await dialog.getByRole('searchbox').fill(path);
-  await expect(dialog.locator(`a[href$="/api#${id}"]`).first()).toBeVisible();
+  await expect(dialog.locator(`a[href$="${pagePath}#${id}"]`).first()).toBeVisible();
 });
 
 test('with Algolia configured but unreachable, /search reports it', async ({ page }) => {
@@ -349,25 +352,73 @@ test('Mermaid renders the system diagrams', async ({ page }) => {
   await expect(page.locator('.docusaurus-mermaid-container svg')).toHaveCount(4, { timeout: 15000 });
 });
 
-test('/api renders every operation with its anchor, auth, responses and a curl sample', async ({ page, request }) => {
-  const html = await (await request.get(at('api'))).text();
+/** The API reference's pages, from the overview's groups: [{ href, count }]. */
+async function apiGroups(page) {
   await page.goto(at('api'));
-  const navLinks = page.getByRole('navigation', { name: 'API operations' }).locator('li a');
-  const ops = page.locator('main section[aria-labelledby]');
-  const count = await ops.count();
-  expect(count).toBeGreaterThan(3);
-  await expect(navLinks).toHaveCount(count);
-  for (let i = 0; i < count; i++) {
-    const id = await ops.nth(i).getAttribute('aria-labelledby');
-    expect(html, `operation ${id} is in the server-rendered HTML`).toContain(`id="${id}"`);
-    await expect(ops.nth(i).locator('h3 code').first()).toHaveText(/^\/(v1|\.well-known)\//);
-    await expect(ops.nth(i).getByText('Authentication:')).toBeVisible();
-    await expect(ops.nth(i).getByText('Request sample')).toBeVisible();
+  const groups = page.locator('main section[aria-labelledby]');
+  return groups.evaluateAll((sections) =>
+    sections.map((s) => ({ href: s.querySelector('h3 a').getAttribute('href'), ids: [...s.querySelectorAll('li a')].map((a) => a.hash.slice(1)) })),
+  );
+}
+
+test('/api lists every operation and each tag page renders its operations with anchor, auth, responses and a curl sample', async ({ page, request }) => {
+  const groups = await apiGroups(page);
+  expect(groups.length).toBeGreaterThan(1);
+  const nav = page.getByRole('navigation', { name: 'API operations' });
+  await expect(nav.getByRole('link')).toHaveCount(groups.length + 1);
+  for (const { href, ids } of groups) {
+    expect(ids.length).toBeGreaterThan(0);
+    const html = await (await request.get(new URL(href, process.env.PORTAL_URL).href)).text();
+    await page.goto(new URL(href, process.env.PORTAL_URL).href);
+    const ops = page.locator('main section[aria-labelledby]');
+    await expect(ops).toHaveCount(ids.length);
+    await expect(page.getByRole('navigation', { name: 'API operations' }).locator('li a')).toHaveCount(ids.length);
+    for (let i = 0; i < ids.length; i++) {
+      expect(await ops.nth(i).getAttribute('aria-labelledby')).toBe(ids[i]);
+      expect(html, `operation ${ids[i]} is in the server-rendered HTML`).toContain(`id="${ids[i]}"`);
+      await expect(ops.nth(i).locator('h2 code').first()).toHaveText(/^\/(v1|\.well-known)\//);
+      await expect(ops.nth(i).getByText('Authentication:', { exact: true })).toBeVisible();
+      await expect(ops.nth(i).getByText('Request sample')).toBeVisible();
+    }
   }
-  const sample = ops.first().locator('details').filter({ hasText: 'Request sample' });
+  const sample = page.locator('main section[aria-labelledby]').first().locator('details').filter({ hasText: 'Request sample' });
   await sample.locator('summary').click();
   await expect(sample.locator('code')).toContainText('curl -X');
   await expect(sample.getByRole('button', { name: 'Copy as curl' })).toBeVisible();
+});
+
+test('/api: links to the one-page reference (#operationId, #tag-Name) land on the operation\'s page', async ({ page }) => {
+  const [first, second] = await apiGroups(page);
+  const id = second.ids.at(-1);
+  await page.goto(at(`api#${id}`));
+  await expect(page).toHaveURL(new URL(`${second.href}#${id}`, process.env.PORTAL_URL).href);
+  await expect(page.locator(`[id="${id}"]`)).toBeInViewport();
+  // The tag anchors of the one-page reference were `tag-<name as shown>`.
+  const name = (await page.goto(new URL(first.href, process.env.PORTAL_URL).href), await page.locator('main h1').textContent());
+  await page.goto(at(`api#tag-${encodeURIComponent(name)}`));
+  await expect(page).toHaveURL(new URL(first.href, process.env.PORTAL_URL).href);
+  // After a client-side navigation too (the overview's inline script only runs on a full load): the
+  // router follows a history entry it is told about through popstate.
+  await page.goto(at('reference/errors'));
+  await hydrated(page);
+  await page.evaluate((target) => {
+    window.history.pushState({}, '', target);
+    window.dispatchEvent(new PopStateEvent('popstate', { state: {} }));
+  }, at(`api#${id}`));
+  await expect(page).toHaveURL(new URL(`${second.href}#${id}`, process.env.PORTAL_URL).href);
+  await expect(page.locator(`[id="${id}"]`)).toBeVisible();
+  // Unknown anchors stay on the overview.
+  await page.goto(at('api#authentication'));
+  await expect(page).toHaveURL(at('api#authentication'));
+});
+
+test('the API pages stay small: each under 3,000 elements', async ({ page }) => {
+  const groups = await apiGroups(page);
+  for (const href of [at('api'), ...groups.map((g) => new URL(g.href, process.env.PORTAL_URL).href)]) {
+    await page.goto(href);
+    const elements = await page.evaluate(() => document.getElementsByTagName('*').length);
+    expect(elements, href).toBeLessThan(3000);
+  }
 });
 
 test('every errno has an anchor on the error reference, as the server links to it', async ({ page }) => {

@@ -118,13 +118,17 @@ test('/api: "Copy as curl" copies the sample, on load and after a client-side na
     await expect(sample.getByRole('button')).toHaveText('Copied');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(curl);
   };
+  const firstGroup = () => page.locator('main section[aria-labelledby] h3 a').first();
   await page.goto(at('api'));
+  await page.goto(new URL(await firstGroup().getAttribute('href'), process.env.PORTAL_URL).href);
   await page.waitForFunction(() => document.documentElement.dataset.hasHydrated !== undefined || window.docusaurus !== undefined);
   await page.waitForLoadState('networkidle');
   await copyFirst();
   await page.locator('.navbar').getByRole('link', { name: 'Docs' }).click();
   await expect(page.locator('article h1')).toHaveText('Tessera Ecosystem Platform');
   await page.locator('.navbar').getByRole('link', { name: 'API', exact: true }).click();
+  await expect(page.locator('main h1')).toHaveText('API reference');
+  await firstGroup().click();
   await expect(page.locator('main section[aria-labelledby]').first()).toBeVisible();
   await copyFirst();
   await context.close();

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { normalizeApi, exampleValue } from '../../src/plugins/openapi/normalize.js';
+import { normalizeApi, exampleValue, splitApi, tagSlug } from '../../src/plugins/openapi/normalize.js';
 import { fixtureSpec } from '../build-site.mjs';
 
 const doc = JSON.parse(readFileSync(fixtureSpec, 'utf8'));
@@ -34,10 +34,15 @@ test('request bodies resolve $ref and mark required fields', () => {
   assert.deepEqual(props.metricsContext.p.map((p) => p.n), ['flowId', 'flowBeginTime', 'deviceId']);
 });
 
-test('error responses carry the shared error schema', () => {
+test('error responses name the shared error schema, which is described once', () => {
   const res = op('accountCreate').res.find((r) => r.st === '400');
   assert.match(res.d, /ACCOUNT_EXISTS/);
-  assert.deepEqual(res.schema.p.filter((p) => p.r).map((p) => p.n), ['code', 'errno', 'error', 'message']);
+  assert.equal(res.ref, 'Error');
+  assert.equal(res.schema, undefined);
+  const [shared] = api.errorSchemas;
+  assert.equal(shared.n, 'Error');
+  assert.deepEqual(shared.schema.p.filter((p) => p.r).map((p) => p.n), ['code', 'errno', 'error', 'message']);
+  assert.deepEqual(splitApi(api).index.errorSchemas, api.errorSchemas);
 });
 
 test('curl samples use the bearer form and an example body', () => {
@@ -50,4 +55,24 @@ test('curl samples use the bearer form and an example body', () => {
 test('a document that is not OpenAPI 3 is refused', () => {
   assert.throws(() => normalizeApi({ swagger: '2.0' }), /OpenAPI 3/);
   assert.throws(() => normalizeApi({ openapi: '3.1.0', paths: { '/x': { get: { responses: { 200: { $ref: '#/nope' } } } } } }), /unresolved \$ref/);
+});
+
+test('the reference is split into an overview and one page per tag', () => {
+  const { index, pages } = splitApi(api);
+  assert.deepEqual(pages.map((p) => p.slug), ['accounts', 'sessions', 'devices', 'passwords']);
+  // The overview keeps what the navigation and the moved-anchor redirect need, not the schemas.
+  assert.deepEqual(index.tags[0].ops[0], { id: 'accountCreate', m: 'POST', path: '/v1/account/create', s: op('accountCreate').s });
+  assert.equal(index.schemes.length, api.schemes.length);
+  // Each page has all of its own operations and none of the others'.
+  assert.deepEqual(pages[0].tag.ops, api.tags[0].ops);
+  assert.deepEqual(pages.flatMap((p) => p.tag.ops.map((o) => o.id)).sort(), api.tags.flatMap((t) => t.ops.map((o) => o.id)).sort());
+  assert.deepEqual(pages[0].schemes, api.schemes.map((s) => s.n));
+});
+
+test('tag slugs are URL segments and stay distinct', () => {
+  assert.equal(tagSlug('Two-step auth'), 'two-step-auth');
+  assert.equal(tagSlug('Miscellaneous'), 'miscellaneous');
+  assert.equal(tagSlug('***'), 'other');
+  const { pages } = splitApi({ ...api, tags: [{ name: 'A b', d: '', ops: [] }, { name: 'a-B', d: '', ops: [] }] });
+  assert.deepEqual(pages.map((p) => p.slug), ['a-b', 'a-b-x']);
 });

@@ -1,21 +1,28 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { appError, type AppError } from '@tessera/errors';
+import { appError, type AppError, type AuthErrorName } from '@tessera/errors';
 import { TOKEN_TYPES, type TokenType } from '@tessera/protocol';
 import { parseHawk, verifyHawk, type HawkConfig, type NonceStore, type ParsedHawk } from './hawk.js';
 import type { Clock } from '../clock.js';
 import { hookList } from './route-hooks.js';
+import { withDeclaredErrors } from './responses.js';
+import type { TSchema } from '@sinclair/typebox';
 
 // Route authentication. Each route declares `config: { auth }` — a strategy name, a list of them
-// (any may match), or `{ strategies, optional }`. The OpenAPI document shows the same declaration
-// as security requirements, so what is documented is what is enforced.
+// (any may match), or `{ strategies, optional, scope }`. The OpenAPI document shows the same
+// declaration as security requirements, so what is documented is what is enforced. Scoped
+// strategies (the MFA step-up JWT) need the route to name the scope it requires: a route that
+// names such a strategy without a scope is a startup error, like a route without `config.auth`.
 
 /**
  * A token kind the server can look up by id. The id a request presents is a credential: it goes to
  * `find` and `authKey` only, and is never kept on the request; credentials carry handles instead.
  */
 export interface TokenStrategy<C> {
-  /** onepw token type (Hawk or prefixed Bearer), or `oauth` (unprefixed Bearer of an access token). */
-  kind: TokenType | 'oauth';
+  /**
+   * onepw token type (Hawk or prefixed Bearer), `oauth` (unprefixed Bearer of an access token), or
+   * `jwt` (`Bearer <compact JWS>`: `find` gets the whole token and proves it itself).
+   */
+  kind: TokenType | 'oauth' | 'jwt';
   /** May answer synchronously (from a cache) or with a promise. */
   find(id: string, now: number): C | null | Promise<C | null>;
   /** Hawk MAC key of the found credentials (onepw tokens only), given the id the request presented. */
@@ -33,8 +40,18 @@ export interface TokenStrategy<C> {
    * request won the race.
    */
   consume?(credentials: C): Promise<boolean>;
-  /** Further checks after the token is proven (e.g. "session must be verified"). */
-  check?(credentials: C): AppError | null;
+  /** Further checks after the token is proven (e.g. "session must be verified", "has the route's scope"). */
+  check?(credentials: C, route: RouteAuth): AppError | null;
+  /**
+   * The scopes routes may require of this strategy. When set, every route naming the strategy must
+   * declare `auth.scope`, one of these (checked at startup).
+   */
+  scopes?: readonly string[];
+  /**
+   * The error a route whose strategies all share it answers when no token of theirs is presented
+   * or found (default INVALID_TOKEN, 401/110). Added to the route's declared errors.
+   */
+  refusal?: AuthErrorName;
   description: string;
 }
 
@@ -52,6 +69,8 @@ type AnyStrategy = TokenStrategy<unknown>;
 export interface RouteAuth {
   strategies: StrategyName[];
   optional?: boolean;
+  /** The scope the credentials must carry (strategies with `scopes` only, e.g. `mfa:password`). */
+  scope?: string;
 }
 
 export type RouteAuthConfig = 'none' | StrategyName | StrategyName[] | RouteAuth;
@@ -78,6 +97,8 @@ export function normaliseAuth(config: RouteAuthConfig | undefined): RouteAuth | 
 }
 
 const BEARER = /^Bearer ([a-z]+_)?([0-9a-f]{64})$/;
+/** A compact JWS (RFC 7515 §7.1): three base64url parts; an unsigned token has an empty third part. */
+const BEARER_JWT = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
 
 export interface AuthDeps {
   strategies: StrategyMap;
@@ -95,28 +116,45 @@ interface Candidate {
 
 const strategyOf = (deps: AuthDeps, name: StrategyName) => deps.strategies[name] as AnyStrategy;
 
+/** The error for "no usable token": the route's strategies' shared refusal, else INVALID_TOKEN. */
+function refusal(auth: RouteAuth, deps: AuthDeps, detail: string): AppError {
+  const names = new Set(auth.strategies.map((name) => strategyOf(deps, name).refusal));
+  const [only] = names;
+  if (names.size === 1 && only && only !== 'INVALID_TOKEN') return appError(only, {} as never, `${appError(only).message}: ${detail}`);
+  return appError('INVALID_TOKEN', { detail });
+}
+
 function candidates(header: string, auth: RouteAuth, deps: AuthDeps): Candidate[] {
   const out: Candidate[] = [];
   if (header.startsWith('Bearer ')) {
     const m = BEARER.exec(header);
-    if (!m) throw appError('INVALID_TOKEN', { detail: 'Malformed Bearer token' });
+    if (!m) {
+      const jwt = BEARER_JWT.exec(header);
+      if (!jwt) throw refusal(auth, deps, 'Malformed Bearer token');
+      for (const name of auth.strategies) {
+        const strategy = strategyOf(deps, name);
+        if (strategy.kind === 'jwt') out.push({ name, strategy, id: jwt[1]!, hawk: null });
+      }
+      return out;
+    }
     const [, prefix, id] = m as unknown as [string, string | undefined, string];
     for (const name of auth.strategies) {
       const strategy = strategyOf(deps, name);
+      if (strategy.kind === 'jwt') continue;
       const expected = strategy.kind === 'oauth' ? undefined : TOKEN_TYPES[strategy.kind].prefix;
       if (expected === prefix) out.push({ name, strategy, id, hawk: null });
     }
     return out;
   }
   if (/^Hawk\s/i.test(header)) {
+    const signable = auth.strategies.filter((name) => !['oauth', 'jwt'].includes(strategyOf(deps, name).kind));
+    // A route that takes no onepw token refuses Hawk as its own strategies would, unparsed.
+    if (!signable.length) return out;
     const hawk = parseHawk(header);
-    for (const name of auth.strategies) {
-      const strategy = strategyOf(deps, name);
-      if (strategy.kind !== 'oauth') out.push({ name, strategy, id: hawk.id, hawk });
-    }
+    for (const name of signable) out.push({ name, strategy: strategyOf(deps, name), id: hawk.id, hawk });
     return out;
   }
-  throw appError('INVALID_TOKEN', { detail: 'Authorization must be a Bearer token or a Hawk header' });
+  throw refusal(auth, deps, 'Authorization must be a Bearer token or a Hawk header');
 }
 
 /**
@@ -128,14 +166,14 @@ function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps):
   const header = request.headers.authorization;
   if (!header) {
     if (auth.optional) return;
-    throw appError('INVALID_TOKEN', { detail: 'Missing Authorization header' });
+    throw refusal(auth, deps, 'Missing Authorization header');
   }
   const list = candidates(header, auth, deps);
-  if (!list.length) throw appError('INVALID_TOKEN', { detail: 'This route does not accept that kind of token' });
+  if (!list.length) throw refusal(auth, deps, 'This route does not accept that kind of token');
   const now = deps.clock.now();
 
   const accept = (c: Candidate, credentials: unknown): void => {
-    const problem = c.strategy.check?.(credentials);
+    const problem = c.strategy.check?.(credentials, auth);
     if (problem) throw problem;
     request.auth = { strategy: c.name, credentials };
   };
@@ -167,7 +205,7 @@ function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps):
   };
   const attempt = (i: number): void | Promise<void> => {
     const c = list[i];
-    if (!c) throw appError('INVALID_TOKEN', { detail: 'Unknown or expired token' });
+    if (!c) throw refusal(auth, deps, 'Unknown or expired token');
     if (c.hawk && !/^[0-9a-f]{64}$/.test(c.id)) throw appError('INVALID_TOKEN', { detail: 'Unknown token' });
     const found = c.strategy.find(c.id, now);
     return found instanceof Promise ? found.then((credentials) => proceed(i, credentials)) : proceed(i, found);
@@ -199,7 +237,12 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     for (const name of auth.strategies) {
       if (!deps.strategies[name as StrategyName]) throw new Error(`route ${route.method} ${route.url} uses unknown auth strategy ${name}`);
     }
+    checkScope(`route ${route.method} ${route.url}`, auth, deps.strategies);
     route.schema = { ...route.schema, security: securityRequirements(auth, deps.strategies) } as typeof route.schema;
+    // What the strategies refuse with is part of the route's declared errors (OpenAPI, SDK).
+    const refusals = auth.strategies.map((name) => (deps.strategies[name] as AnyStrategy).refusal).filter((r): r is AuthErrorName => r !== undefined);
+    const response = route.schema?.response as Record<number, TSchema> | undefined;
+    if (refusals.length && response) route.schema = { ...route.schema, response: withDeclaredErrors(response, refusals) };
     if (auth.strategies.some((name) => (deps.strategies[name] as AnyStrategy).consume)) {
       const existing = hookList(route.preHandler);
       route.preHandler = [spendAfterValidation, ...existing] as typeof route.preHandler;
@@ -221,6 +264,23 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
 }
 
 /**
+ * A scope is declared exactly when a scoped strategy is named, and is one that strategy knows: an
+ * MFA route without its scope would accept a step-up token made for any other action.
+ */
+function checkScope(where: string, auth: RouteAuth, strategies: StrategyMap): void {
+  const scoped = auth.strategies.filter((name) => (strategies[name] as AnyStrategy).scopes);
+  if (!scoped.length) {
+    if (auth.scope !== undefined) throw new Error(`${where} declares auth.scope ${auth.scope}, but none of its strategies (${auth.strategies.join(', ')}) has scopes`);
+    return;
+  }
+  if (auth.scope === undefined) throw new Error(`${where} uses the scoped strategy ${scoped[0]} without declaring auth.scope`);
+  for (const name of scoped) {
+    const known = (strategies[name] as AnyStrategy).scopes!;
+    if (!known.includes(auth.scope)) throw new Error(`${where} declares auth.scope ${auth.scope}, which strategy ${name} does not know (${known.join(', ')})`);
+  }
+}
+
+/**
  * The credentials of the strategy that authenticated the request, typed by the strategies named:
  * a route passes the ones its `config.auth` declares. Throws if the request was authenticated
  * another way (a handler asking for what its route does not declare fails its tests).
@@ -235,7 +295,10 @@ export function credentialsOf<N extends StrategyName>(request: FastifyRequest, .
 
 // OpenAPI: one Bearer and one Hawk scheme per onepw token kind, one Bearer scheme for OAuth tokens.
 
-export function securitySchemes(): Record<string, unknown> {
+/** The OpenAPI scheme of a `jwt` strategy: `<strategy>TokenBearer` (the SDK names its argument `<strategy>Token`). */
+export const jwtSchemeName = (strategy: string) => `${strategy}TokenBearer`;
+
+export function securitySchemes(strategies: StrategyMap = {}): Record<string, unknown> {
   const schemes: Record<string, unknown> = {};
   for (const [type, { prefix }] of Object.entries(TOKEN_TYPES)) {
     schemes[`${type}Bearer`] = {
@@ -251,6 +314,10 @@ export function securitySchemes(): Record<string, unknown> {
     type: 'http', scheme: 'bearer', bearerFormat: '64 hex',
     description: 'An OAuth access token issued by this server: `Authorization: Bearer <64 hex>`.',
   };
+  for (const [name, strategy] of Object.entries(strategies) as [string, AnyStrategy][]) {
+    if (strategy.kind !== 'jwt') continue;
+    schemes[jwtSchemeName(name)] = { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: strategy.description };
+  }
   return schemes;
 }
 
@@ -258,7 +325,9 @@ function securityRequirements(auth: RouteAuth, strategies: StrategyMap): Record<
   const reqs: Record<string, string[]>[] = [];
   for (const name of auth.strategies) {
     const kind = (strategies[name] as AnyStrategy).kind;
-    if (kind === 'oauth') reqs.push({ oauthBearer: [] });
+    // OpenAPI 3.1 §4.8.30: for non-OAuth schemes the array lists the roles the operation needs.
+    if (kind === 'jwt') reqs.push({ [jwtSchemeName(name)]: auth.scope !== undefined ? [auth.scope] : [] });
+    else if (kind === 'oauth') reqs.push({ oauthBearer: [] });
     else reqs.push({ [`${kind}Bearer`]: [] }, { [`${kind}Hawk`]: [] });
   }
   if (auth.optional) reqs.push({});

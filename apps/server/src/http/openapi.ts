@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { securitySchemes } from './auth.js';
+import { securitySchemes, type StrategyMap } from './auth.js';
 
 export const API_VERSION = '1.0.0';
 
@@ -11,6 +11,7 @@ const TAGS = [
   { name: 'Devices', description: 'Devices registered on sessions, Web Push, and everything signed in to the account.' },
   { name: 'Email', description: 'Confirming addresses and sessions by email.' },
   { name: 'Password', description: 'Changing, forgetting and resetting passwords.' },
+  { name: 'MFA', description: 'Step-up: an emailed code exchanged for a short-lived MFA token that /mfa routes require.' },
   { name: 'Keys', description: 'The server\'s public signing keys.' },
   { name: 'Miscellaneous', description: 'Utilities.' },
 ];
@@ -35,7 +36,7 @@ export function operationIdOf(url: string): string {
 }
 
 /** The OpenAPI 3.1 description, generated from the route schemas as routes register. */
-export async function installOpenApi(app: FastifyInstance): Promise<void> {
+export async function installOpenApi(app: FastifyInstance, strategies: StrategyMap = {}): Promise<void> {
   // Each operation gets an operationId and `x-errors`: every catalogue error its responses declare.
   const seen = new Map<string, string>();
   app.addHook('onRoute', (route) => {
@@ -75,11 +76,13 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
           'token\'s id as a prefixed Bearer credential (`fxs_`, `fxk_`, `fxar_`, `fxpf_`, `fxpc_`) or a Hawk',
           'signature made with its authKey over the server\'s public host and port. Once a token has been used',
           'with Hawk, Bearer is refused for it (401/110): its id may have been seen in transit.',
+          'Routes under `/mfa` take a short-lived MFA token instead (`Authorization: Bearer <JWT>` from',
+          '`/mfa/otp/verify`); the scope each needs is listed in its security requirement.',
         ].join('\n'),
         license: { name: 'MPL-2.0', identifier: 'MPL-2.0' },
       },
       servers: [{ url: '{origin}', variables: { origin: { default: 'http://localhost:9000', description: 'The server\'s PUBLIC_URL.' } } }],
-      components: { securitySchemes: securitySchemes() as never },
+      components: { securitySchemes: securitySchemes(strategies) as never },
       tags: TAGS,
     },
   });

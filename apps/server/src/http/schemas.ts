@@ -12,6 +12,14 @@ export const hex = (length: number, description?: string) =>
 export const hexUpTo = (max: number, description?: string) =>
   Type.String({ pattern: '^(?:[0-9a-fA-F]{2})+$', maxLength: max, ...(description ? { description } : {}) });
 
+/**
+ * Display-safe text (spec 1 §5, device name): no control characters, lone surrogates, private-use
+ * or unassigned-special code points, line or paragraph separators, bidirectional overrides and
+ * isolates (they reorder what follows them and can disguise a name). Characters outside the BMP
+ * (emoji) are fine. A JSON Schema pattern: Ajv compiles it with the `u` flag.
+ */
+export const DISPLAY_SAFE_PATTERN = '^[^\\p{Cc}\\p{Cs}\\p{Co}\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069\\uFFF9-\\uFFFC\\uFFFE\\uFFFF]*$';
+
 /** An email address in the strict grammar of email-address.ts (checked by pattern and by the `email-address` format). */
 export const email = (description = 'An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.') =>
   Type.String({ maxLength: 255, pattern: EMAIL_PATTERN, format: 'email-address', description });

@@ -28,8 +28,8 @@ function checkWritableDir(dir: string, label: string, fix: string): void {
 export function checkWritablePaths(config: Config): void {
   const { dataDir, authSecret, signingKeyFile, databaseUrl } = config.server;
   const fixDataDir = 'make it writable by the server\'s user, or set DATA_DIR to a folder that is';
-  // The development secret and signing key are written into DATA_DIR itself.
-  if (!authSecret || !signingKeyFile) checkWritableDir(dataDir, `DATA_DIR (${dataDir})`, fixDataDir);
+  // The development secrets and signing key are written into DATA_DIR itself.
+  if (!authSecret || !signingKeyFile || !config.mfa.jwtSecret) checkWritableDir(dataDir, `DATA_DIR (${dataDir})`, fixDataDir);
   if (!config.mail.smtpUrl) {
     const outbox = join(dataDir, 'outbox');
     checkWritableDir(outbox, `DATA_DIR (${dataDir}): the mail outbox ${outbox}`, `make it writable by the server's user, set DATA_DIR to a writable folder, or set SMTP_URL to send mail instead`);

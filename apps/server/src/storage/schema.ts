@@ -7,7 +7,7 @@ import type { Generated } from 'kysely';
 export interface AccountsTable {
   /** Account id: 16 random bytes. */
   uid: string;
-  /** The address the current password was stretched with (v1 salt): the "original" email. */
+  /** The primary address, as typed: what sign-in looks up and where mail goes (also in emails, is_primary 1). */
   email: string;
   /** 16 random bytes; the emailed sign-up link carries it and confirms the address. */
   email_code: string;
@@ -45,6 +45,8 @@ export interface AccountsTable {
   wrap_wrap_kb_v2: string | null;
   /** The OAuth client that created the account as a stub; only its access tokens may set the first password. Null for sign-ups. */
   stub_client_id: string | null;
+  /** The address the v1 password was stretched with, once the primary moved away from it (set_primary); null while it is the primary. */
+  password_email: string | null;
 }
 
 export interface EmailsTable {
@@ -60,6 +62,13 @@ export interface EmailsTable {
   is_primary: number;
   verified_at: number | null;
   created_at: number;
+  /** HMAC of the 6-digit code that proves a secondary address; null when none is pending. */
+  code_hash: string | null;
+  code_expires_at: number | null;
+  /** Tries left for the pending code. */
+  code_tries: number | null;
+  /** Wrong codes this address has seen across resends (a resend does not reset it). */
+  code_failures: Generated<number>;
 }
 
 export interface SessionTokensTable {
@@ -267,6 +276,71 @@ export interface DeviceCommandsTable {
   expires_at: number;
 }
 
+/** The live step-up code of one session and action (POST /mfa/otp/request), and the wrong codes sent for it. */
+export interface MfaOtpCodesTable {
+  /** The handle (id_hash) of the session the code was sent to; the row goes with the session. */
+  session_id_hash: string;
+  /** The protected action: 2fa, email, recovery_key, password or passkey. */
+  action: string;
+  uid: string;
+  /** HMAC of the 6-digit code under the server secret, session and action; null once used or voided. */
+  code_hash: string | null;
+  expires_at: number | null;
+  /** Wrong codes still allowed for the live code. */
+  tries: number;
+  /** Wrong codes of this session and action across every code it was sent (a new code does not reset it). */
+  failures: number;
+  created_at: number;
+}
+
+/** An account's recovery key (protocol.md §4.8): at most one per account, made and kept by the person. */
+export interface RecoveryKeysTable {
+  uid: string;
+  /** SHA-256 of the key's fingerprint (recoveryKeyId): the fingerprint is what a reset presents, so only its hash is kept. */
+  recovery_key_id_hash: string;
+  /** kB encrypted under the key (a compact JWE, at most 1024 characters): the server cannot open it. */
+  recovery_data: string;
+  /** The person's note on where the key is kept (at most 255 characters); shown when they need the key. */
+  hint: string | null;
+  /** 1 once the key counts; a key made with `enabled: false` waits for /recoveryKey/verify. */
+  enabled: number;
+  created_at: number;
+  /** When /recoveryKey/verify (or a create with `enabled: true`) confirmed it. */
+  verified_at: number | null;
+}
+
+/** A Google or Apple identity linked to an account (POST /linked_account/login). One per provider per account. */
+export interface LinkedAccountsTable {
+  uid: string;
+  /** `google` or `apple`. */
+  provider: string;
+  /** The provider's stable id of the person (the id_token's `sub`): one account per subject. */
+  subject: string;
+  /** The address the provider last reported (for Apple possibly a private relay address). */
+  email: string | null;
+  /** 1 while the link signs in; 0 when the provider revoked it (Apple's consent-revoked). */
+  enabled: Generated<number>;
+  created_at: number;
+  /** The last sign-in through the link (ms). */
+  auth_at: number;
+}
+
+/** A session opened by a linked sign-in, and through which provider; goes with its session. */
+export interface LinkedAccountSessionsTable {
+  /** The session's handle. */
+  session_id_hash: string;
+  uid: string;
+  provider: string;
+}
+
+/** Provider id_tokens already used to sign in: each is single-use until it expires. */
+export interface LinkedAccountTokensTable {
+  /** SHA-256 of the id_token (hex). */
+  token_hash: string;
+  /** The token's own `exp` (ms): past it the token is refused anyway, and the row is deleted. */
+  expires_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   emails: EmailsTable;
@@ -284,4 +358,9 @@ export interface Database {
   security_events: SecurityEventsTable;
   devices: DevicesTable;
   device_commands: DeviceCommandsTable;
+  mfa_otp_codes: MfaOtpCodesTable;
+  recovery_keys: RecoveryKeysTable;
+  linked_accounts: LinkedAccountsTable;
+  linked_account_sessions: LinkedAccountSessionsTable;
+  linked_account_tokens: LinkedAccountTokensTable;
 }

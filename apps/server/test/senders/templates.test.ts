@@ -17,12 +17,21 @@ const SAMPLES: { [N in TemplateName]: TemplateData<N> } = {
   verifyLoginCode: { code: '654321', minutes: 20, device: 'Firefox on Linux' },
   newDeviceLogin: { device: 'Firefox on Linux', time: '2026-11-22 10:00' },
   passwordForgotOtp: { code: '12345678', minutes: 10 },
+  mfaOtp: { code: '246810', minutes: 5, action: 'recovery_key' },
   recoveryEmail: { link: 'https://accounts.example/complete_reset_password?email=a%40example.com&code=12345678&token=ab', code: '12345678', minutes: 60 },
   unblockCode: { code: 'ABCD1234', minutes: 60, device: 'Firefox on Linux' },
   finishSetup: { link: 'https://accounts.example/finish_setup?email=a%40example.com&token=a.b.c' },
   passwordChanged: { time: '2026-11-22 10:00' },
   passwordReset: { time: '2026-11-22 10:00' },
+  recoveryKeyCreated: { time: '2026-11-22 10:00' },
+  recoveryKeyRemoved: { time: '2026-11-22 10:00' },
+  recoveryKeyUsed: { time: '2026-11-22 10:00' },
   accountDeleted: { time: '2026-11-22 10:00' },
+  verifySecondaryCode: { code: '123456', minutes: 10, primary: 'a@example.com' },
+  secondaryEmailAdded: { secondary: 'b@example.com' },
+  secondaryEmailVerified: { secondary: 'b@example.com' },
+  secondaryEmailRemoved: { secondary: 'b@example.com' },
+  primaryEmailChanged: { oldPrimary: 'a@example.com', newPrimary: 'b@example.com' },
 };
 
 type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];

@@ -16,7 +16,7 @@ const dialects = (['sqlite', 'postgres', 'mysql'] as DialectName[]).filter((d) =
 function account(overrides: Partial<Account> = {}): Account {
   const now = 1_795_327_839_123;
   return {
-    uid: randomHex(16), email: `Ünïcödé.${randomHex(3)}@Example.com`, emailCode: randomHex(16), emailVerified: false,
+    uid: randomHex(16), email: `Ünïcödé.${randomHex(3)}@Example.com`, passwordEmail: null, emailCode: randomHex(16), emailVerified: false,
     kA: randomHex(32), wrapWrapKb: randomHex(32), authSalt: randomHex(32), verifyHash: randomHex(32), verifierVersion: 1,
     verifierSetAt: now, createdAt: now, locale: 'fr-CA, fr', lockedAt: null, disabledAt: null, metricsOptOutAt: null,
     profileChangedAt: now, keysChangedAt: now, clientSalt: null, verifyHashV2: null, wrapWrapKbV2: null, ...overrides,

@@ -504,6 +504,206 @@ export interface OperationErrors {
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryEmails:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  recoveryEmailCreate:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'BOUNCE_COMPLAINT'
+    | 'BOUNCE_HARD'
+    | 'BOUNCE_SOFT'
+    | 'EMAIL_EXISTS'
+    | 'SESSION_UNVERIFIED'
+    | 'USER_PRIMARY_EMAIL_EXISTS'
+    | 'VERIFIED_PRIMARY_EMAIL_EXISTS'
+    | 'UNVERIFIED_PRIMARY_EMAIL_EXISTS'
+    | 'VERIFIED_SECONDARY_EMAIL_EXISTS'
+    | 'FAILED_TO_SEND_EMAIL'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryEmailDestroy:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'EMAIL_DELETE_PRIMARY'
+    | 'SESSION_UNVERIFIED'
+    | 'SECONDARY_EMAIL_UNKNOWN'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryEmailSetPrimary:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'CHANGE_EMAIL_TO_UNVERIFIED_EMAIL'
+    | 'CHANGE_EMAIL_TO_UNOWNED_EMAIL'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryEmailSecondaryResendCode:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'BOUNCE_COMPLAINT'
+    | 'BOUNCE_HARD'
+    | 'BOUNCE_SOFT'
+    | 'SESSION_UNVERIFIED'
+    | 'RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL'
+    | 'FAILED_TO_SEND_EMAIL'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryEmailSecondaryVerifyCode:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SECONDARY_EMAIL_UNKNOWN'
+    | 'EXPIRED_TOKEN_VERIFICATION_CODE'
+    | 'INVALID_EXPIRED_OTP_CODE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaRecoveryEmailCreate:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'BOUNCE_COMPLAINT'
+    | 'BOUNCE_HARD'
+    | 'BOUNCE_SOFT'
+    | 'EMAIL_EXISTS'
+    | 'USER_PRIMARY_EMAIL_EXISTS'
+    | 'VERIFIED_PRIMARY_EMAIL_EXISTS'
+    | 'UNVERIFIED_PRIMARY_EMAIL_EXISTS'
+    | 'VERIFIED_SECONDARY_EMAIL_EXISTS'
+    | 'FAILED_TO_SEND_EMAIL'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaRecoveryEmailDestroy:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'EMAIL_DELETE_PRIMARY'
+    | 'SECONDARY_EMAIL_UNKNOWN'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaRecoveryEmailSetPrimary:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'CHANGE_EMAIL_TO_UNVERIFIED_EMAIL'
+    | 'CHANGE_EMAIL_TO_UNOWNED_EMAIL'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaRecoveryEmailSecondaryResendCode:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'BOUNCE_COMPLAINT'
+    | 'BOUNCE_HARD'
+    | 'BOUNCE_SOFT'
+    | 'RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL'
+    | 'FAILED_TO_SEND_EMAIL'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaRecoveryEmailSecondaryVerifyCode:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SECONDARY_EMAIL_UNKNOWN'
+    | 'EXPIRED_TOKEN_VERIFICATION_CODE'
+    | 'INVALID_EXPIRED_OTP_CODE'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
   passwordChangeStart:
     | 'ACCOUNT_UNKNOWN'
     | 'INCORRECT_PASSWORD'
@@ -533,6 +733,20 @@ export interface OperationErrors {
     | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaPasswordChange:
+    | 'ACCOUNT_UNKNOWN'
+    | 'INCORRECT_PASSWORD'
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INCORRECT_EMAIL_CASE'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -634,6 +848,7 @@ export interface OperationErrors {
     | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'RECOVERY_KEY_NOT_FOUND'
+    | 'RECOVERY_KEY_INVALID'
     | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
@@ -654,6 +869,41 @@ export interface OperationErrors {
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaOtpRequest:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'BOUNCE_COMPLAINT'
+    | 'BOUNCE_HARD'
+    | 'BOUNCE_SOFT'
+    | 'SESSION_UNVERIFIED'
+    | 'FAILED_TO_SEND_EMAIL'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaOtpVerify:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'INVALID_EXPIRED_OTP_CODE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
   publicKeys:
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
@@ -663,6 +913,162 @@ export interface OperationErrors {
   getRandomBytes:
     | 'THROTTLED'
     | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  linkedAccountLogin:
+    | 'ACCOUNT_EXISTS'
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'LOGIN_WITH_SECONDARY_EMAIL'
+    | 'LOGIN_WITH_INVALID_EMAIL'
+    | 'SERVER_BUSY'
+    | 'FEATURE_NOT_ENABLED'
+    | 'THIRD_PARTY_ACCOUNT_ERROR'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  linkedAccountUnlink:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'UNABLE_TO_LOGIN_NO_PASSWORD_SET'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  linkedAccountAppleNotification:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'FEATURE_NOT_ENABLED'
+    | 'THIRD_PARTY_ACCOUNT_ERROR'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryKeyGet:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'RECOVERY_KEY_NOT_FOUND'
+    | 'RECOVERY_KEY_INVALID'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryKeyExists:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryKeyHint:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'RECOVERY_KEY_NOT_FOUND'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryKeyVerify:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'RECOVERY_KEY_NOT_FOUND'
+    | 'RECOVERY_KEY_INVALID'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryKeyCreate:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'RECOVERY_KEY_EXISTS'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryKeyDelete:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  mfaRecoveryKeyCreate:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'RECOVERY_KEY_EXISTS'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaRecoveryKeyDelete:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
     | 'UNEXPECTED_ERROR';
 }
 
@@ -1571,6 +1977,322 @@ export class TesseraClient {
   }
 
   /**
+   * List the account's addresses.
+   *
+   * Every address of the account, the primary first, then secondary addresses in the order they
+   * were added (confirmed or not).
+   *
+   * `GET /v1/recovery_emails`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.recoveryEmails(sessionToken);
+   */
+  recoveryEmails(sessionToken: string): Promise<Reply<'/v1/recovery_emails', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/recovery_emails',
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Add a secondary address.
+   *
+   * Adds the address unconfirmed and emails it a 6-digit code (for
+   * `/recovery_email/secondary/verify_code`); the primary gets a notice. The address is refused
+   * when it is this account's (139 primary, 136 secondary), another account's primary (140; 141
+   * while that account is unconfirmed) or confirmed secondary (144), or another account's
+   * unconfirmed secondary added less than SECONDARY_EMAIL_PENDING_SECONDS ago (136); an older
+   * unconfirmed claim is removed and the address taken.
+   *
+   * `POST /v1/recovery_email`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), BOUNCE_COMPLAINT (133),
+   * BOUNCE_HARD (134), BOUNCE_SOFT (135), EMAIL_EXISTS (136), SESSION_UNVERIFIED (138),
+   * USER_PRIMARY_EMAIL_EXISTS (139), VERIFIED_PRIMARY_EMAIL_EXISTS (140),
+   * UNVERIFIED_PRIMARY_EMAIL_EXISTS (141), VERIFIED_SECONDARY_EMAIL_EXISTS (144),
+   * FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryEmailCreate(sessionToken, { email });
+   */
+  recoveryEmailCreate(
+    sessionToken: string,
+    body: Body<'/v1/recovery_email', 'post'>,
+  ): Promise<Reply<'/v1/recovery_email', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recovery_email', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Remove a secondary address.
+   *
+   * Removes a secondary address, confirmed or not; the primary gets a notice. The primary cannot be
+   * removed (137).
+   *
+   * `POST /v1/recovery_email/destroy`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), EMAIL_DELETE_PRIMARY (137),
+   * SESSION_UNVERIFIED (138), SECONDARY_EMAIL_UNKNOWN (143), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryEmailDestroy(sessionToken, { email });
+   */
+  recoveryEmailDestroy(
+    sessionToken: string,
+    body: Body<'/v1/recovery_email/destroy', 'post'>,
+  ): Promise<Reply<'/v1/recovery_email/destroy', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recovery_email/destroy', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Make a secondary address the primary.
+   *
+   * A confirmed secondary address becomes the primary: sign-in uses it (the old primary then gets
+   * 142) and account email goes to it. The old primary stays as a confirmed secondary address. Both
+   * get a notice. Password-reset codes and tokens and unblock codes sent to the old primary stop
+   * working. A version-1 password stays stretched with the address it was set with: sign-in with
+   * the new primary answers 120 naming that address (send it as `email`, the new primary as
+   * `originalLoginEmail`).
+   *
+   * `POST /v1/recovery_email/set_primary`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * CHANGE_EMAIL_TO_UNVERIFIED_EMAIL (147), CHANGE_EMAIL_TO_UNOWNED_EMAIL (148), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryEmailSetPrimary(sessionToken, { email });
+   */
+  recoveryEmailSetPrimary(
+    sessionToken: string,
+    body: Body<'/v1/recovery_email/set_primary', 'post'>,
+  ): Promise<Reply<'/v1/recovery_email/set_primary', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recovery_email/set_primary', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Email a new code to a secondary address.
+   *
+   * A new 6-digit code for an unconfirmed secondary address; the previous code stops working. Wrong
+   * codes already counted against the address stay counted. Nothing is sent for a confirmed
+   * address; 150 for an address that is not one of the account's secondary addresses.
+   *
+   * `POST /v1/recovery_email/secondary/resend_code`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), BOUNCE_COMPLAINT (133),
+   * BOUNCE_HARD (134), BOUNCE_SOFT (135), SESSION_UNVERIFIED (138),
+   * RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL (150), FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryEmailSecondaryResendCode(sessionToken, { email });
+   */
+  recoveryEmailSecondaryResendCode(
+    sessionToken: string,
+    body: Body<'/v1/recovery_email/secondary/resend_code', 'post'>,
+  ): Promise<Reply<'/v1/recovery_email/secondary/resend_code', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recovery_email/secondary/resend_code', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Confirm a secondary address with its code.
+   *
+   * The 6-digit code emailed to the address. Each code allows SECONDARY_EMAIL_CODE_TRIES guesses
+   * (then 183: request a new code); an address that sees SECONDARY_EMAIL_MAX_FAILURES wrong codes
+   * across resends is removed. Wrong codes also count against the account
+   * (ACCOUNT_CODE_MAX_FAILURES: 429/114 with retryAfter). 153 when the code expired; 143 for an
+   * address that is not one of the account's secondary addresses.
+   *
+   * `POST /v1/recovery_email/secondary/verify_code`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SECONDARY_EMAIL_UNKNOWN (143), EXPIRED_TOKEN_VERIFICATION_CODE (153),
+   * INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryEmailSecondaryVerifyCode(sessionToken, { email, code });
+   */
+  recoveryEmailSecondaryVerifyCode(
+    sessionToken: string,
+    body: Body<'/v1/recovery_email/secondary/verify_code', 'post'>,
+  ): Promise<Reply<'/v1/recovery_email/secondary/verify_code', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recovery_email/secondary/verify_code', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Add a secondary address, with an MFA token.
+   *
+   * Adds the address unconfirmed and emails it a 6-digit code (for
+   * `/recovery_email/secondary/verify_code`); the primary gets a notice. The address is refused
+   * when it is this account's (139 primary, 136 secondary), another account's primary (140; 141
+   * while that account is unconfirmed) or confirmed secondary (144), or another account's
+   * unconfirmed secondary added less than SECONDARY_EMAIL_PENDING_SECONDS ago (136); an older
+   * unconfirmed claim is removed and the address taken.
+   *
+   * `POST /v1/mfa/recovery_email`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), BOUNCE_COMPLAINT (133),
+   * BOUNCE_HARD (134), BOUNCE_SOFT (135), EMAIL_EXISTS (136), USER_PRIMARY_EMAIL_EXISTS (139),
+   * VERIFIED_PRIMARY_EMAIL_EXISTS (140), UNVERIFIED_PRIMARY_EMAIL_EXISTS (141),
+   * VERIFIED_SECONDARY_EMAIL_EXISTS (144), FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201),
+   * INVALID_MFA_TOKEN (223), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaRecoveryEmailCreate(mfaToken, { email });
+   */
+  mfaRecoveryEmailCreate(
+    mfaToken: string,
+    body: Body<'/v1/mfa/recovery_email', 'post'>,
+  ): Promise<Reply<'/v1/mfa/recovery_email', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/recovery_email', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Remove a secondary address, with an MFA token.
+   *
+   * Removes a secondary address, confirmed or not; the primary gets a notice. The primary cannot be
+   * removed (137).
+   *
+   * `POST /v1/mfa/recovery_email/destroy`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), EMAIL_DELETE_PRIMARY (137),
+   * SECONDARY_EMAIL_UNKNOWN (143), SERVER_BUSY (201), INVALID_MFA_TOKEN (223),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaRecoveryEmailDestroy(mfaToken, { email });
+   */
+  mfaRecoveryEmailDestroy(
+    mfaToken: string,
+    body: Body<'/v1/mfa/recovery_email/destroy', 'post'>,
+  ): Promise<Reply<'/v1/mfa/recovery_email/destroy', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/recovery_email/destroy', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Make a secondary address the primary, with an MFA token.
+   *
+   * A confirmed secondary address becomes the primary: sign-in uses it (the old primary then gets
+   * 142) and account email goes to it. The old primary stays as a confirmed secondary address. Both
+   * get a notice. Password-reset codes and tokens and unblock codes sent to the old primary stop
+   * working. A version-1 password stays stretched with the address it was set with: sign-in with
+   * the new primary answers 120 naming that address (send it as `email`, the new primary as
+   * `originalLoginEmail`).
+   *
+   * `POST /v1/mfa/recovery_email/set_primary`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115),
+   * CHANGE_EMAIL_TO_UNVERIFIED_EMAIL (147), CHANGE_EMAIL_TO_UNOWNED_EMAIL (148), SERVER_BUSY (201),
+   * INVALID_MFA_TOKEN (223), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaRecoveryEmailSetPrimary(mfaToken, { email });
+   */
+  mfaRecoveryEmailSetPrimary(
+    mfaToken: string,
+    body: Body<'/v1/mfa/recovery_email/set_primary', 'post'>,
+  ): Promise<Reply<'/v1/mfa/recovery_email/set_primary', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/recovery_email/set_primary', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Email a new code to a secondary address, with an MFA token.
+   *
+   * A new 6-digit code for an unconfirmed secondary address; the previous code stops working. Wrong
+   * codes already counted against the address stay counted. Nothing is sent for a confirmed
+   * address; 150 for an address that is not one of the account's secondary addresses.
+   *
+   * `POST /v1/mfa/recovery_email/secondary/resend_code`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), BOUNCE_COMPLAINT (133),
+   * BOUNCE_HARD (134), BOUNCE_SOFT (135), RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL (150),
+   * FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201), INVALID_MFA_TOKEN (223),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaRecoveryEmailSecondaryResendCode(mfaToken, { email });
+   */
+  mfaRecoveryEmailSecondaryResendCode(
+    mfaToken: string,
+    body: Body<'/v1/mfa/recovery_email/secondary/resend_code', 'post'>,
+  ): Promise<Reply<'/v1/mfa/recovery_email/secondary/resend_code', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/recovery_email/secondary/resend_code', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Confirm a secondary address with its code, with an MFA token.
+   *
+   * The 6-digit code emailed to the address. Each code allows SECONDARY_EMAIL_CODE_TRIES guesses
+   * (then 183: request a new code); an address that sees SECONDARY_EMAIL_MAX_FAILURES wrong codes
+   * across resends is removed. Wrong codes also count against the account
+   * (ACCOUNT_CODE_MAX_FAILURES: 429/114 with retryAfter). 153 when the code expired; 143 for an
+   * address that is not one of the account's secondary addresses.
+   *
+   * `POST /v1/mfa/recovery_email/secondary/verify_code`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SECONDARY_EMAIL_UNKNOWN (143),
+   * EXPIRED_TOKEN_VERIFICATION_CODE (153), INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201),
+   * INVALID_MFA_TOKEN (223), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaRecoveryEmailSecondaryVerifyCode(mfaToken, { email, code });
+   */
+  mfaRecoveryEmailSecondaryVerifyCode(
+    mfaToken: string,
+    body: Body<'/v1/mfa/recovery_email/secondary/verify_code', 'post'>,
+  ): Promise<Reply<'/v1/mfa/recovery_email/secondary/verify_code', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/recovery_email/secondary/verify_code', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
    * Start a password change.
    *
    * Proves the old password (its authPW, stretched with the original sign-up email or the v2 salt).
@@ -1622,6 +2344,35 @@ export class TesseraClient {
     return this.transport.request({
       method: 'POST', path: '/password/change/finish', body, query,
       token: { type: 'passwordChangeToken', value: passwordChangeToken },
+    });
+  }
+
+  /**
+   * Change the password with an MFA token.
+   *
+   * Start and finish of a password change in one request, with an MFA token scoped `mfa:password`
+   * instead of a session: proves `oldAuthPW` (stretched with `email`, by default the primary
+   * address), sets the new password (`wrapKb` is kB re-wrapped with the new unwrapBKey, so kB is
+   * unchanged), ends every other session and token, and returns a new session in the state of the
+   * session the token was issued to, which ends too. The MFA token ends with its session.
+   *
+   * `POST /v1/mfa/password/change`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INCORRECT_PASSWORD (103), INVALID_JSON (106),
+   * INVALID_PARAMETER (107), MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * INCORRECT_EMAIL_CASE (120), SERVER_BUSY (201), INVALID_MFA_TOKEN (223),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaPasswordChange(mfaToken, { oldAuthPW, authPW, wrapKb });
+   */
+  mfaPasswordChange(
+    mfaToken: string,
+    body: Body<'/v1/mfa/password/change', 'post'>,
+    query?: Query<'/v1/mfa/password/change', 'post'>,
+  ): Promise<Reply<'/v1/mfa/password/change', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/password/change', body, query,
+      token: { type: 'jwt', value: mfaToken },
     });
   }
 
@@ -1775,16 +2526,18 @@ export class TesseraClient {
    * Reset the password.
    *
    * Sets a new password with the accountResetToken (spent once the request passes schema
-   * validation, even when it then fails). Without a recovery key kB is replaced: v1 gets a random
-   * one; a v2 client sends wrapKb, wrapKbVersion2 and clientSalt for the kB it chose. Ends every
-   * session and token. `sessionToken: true` returns a new confirmed session; `?keys=true` needs it.
+   * validation, even when it then fails). Without a recovery key kB is replaced (and any recovery
+   * key deleted): v1 gets a random one; a v2 client sends wrapKb, wrapKbVersion2 and clientSalt for
+   * the kB it chose. With `recoveryKeyId` and `wrapKb` (kB from GET /recoveryKey/{recoveryKeyId},
+   * re-wrapped) kB is kept and the key is spent (158 no key, 159 another key). Ends every session
+   * and token. `sessionToken: true` returns a new confirmed session; `?keys=true` needs it.
    *
    * `POST /v1/account/reset`. Authenticates with a accountResetToken.
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), RECOVERY_KEY_NOT_FOUND (158),
-   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * RECOVERY_KEY_INVALID (159), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
    * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountReset(accountResetToken, { authPW });
@@ -1822,6 +2575,64 @@ export class TesseraClient {
   ): Promise<Reply<'/v1/password/create', 'post'>> {
     return this.transport.request({
       method: 'POST', path: '/password/create', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Email a step-up code for one protected action.
+   *
+   * Emails the account's primary address a 6-digit code for this session and action, valid
+   * MFA_OTP_LIFETIME_SECONDS (5 minutes by default). A new request replaces the code but not the
+   * count of wrong codes. Needs a confirmed session.
+   *
+   * `POST /v1/mfa/otp/request`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), BOUNCE_COMPLAINT (133),
+   * BOUNCE_HARD (134), BOUNCE_SOFT (135), SESSION_UNVERIFIED (138), FAILED_TO_SEND_EMAIL (151),
+   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaOtpRequest(sessionToken, { action });
+   */
+  mfaOtpRequest(
+    sessionToken: string,
+    body: Body<'/v1/mfa/otp/request', 'post'>,
+  ): Promise<Reply<'/v1/mfa/otp/request', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/otp/request', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Exchange the step-up code for an MFA token.
+   *
+   * From the session the code was sent to. The right code (usable once) returns `accessToken`, a
+   * JWT scoped to `mfa:<action>` for MFA_JWT_LIFETIME_SECONDS (10 minutes), to send as
+   * `Authorization: Bearer <accessToken>` to the /mfa routes of that action. A wrong or expired
+   * code answers 400/183; each code allows MFA_OTP_TRIES wrong tries, the account a budget of wrong
+   * codes (then 429/114), and the wrong code that reaches MFA_OTP_MAX_FAILURES_PER_SESSION ends the
+   * session.
+   *
+   * `POST /v1/mfa/otp/verify`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaOtpVerify(sessionToken, { code, action });
+   */
+  mfaOtpVerify(
+    sessionToken: string,
+    body: Body<'/v1/mfa/otp/verify', 'post'>,
+  ): Promise<Reply<'/v1/mfa/otp/verify', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/otp/verify', body,
       token: { type: 'sessionToken', value: sessionToken },
     });
   }
@@ -1870,5 +2681,295 @@ export class TesseraClient {
    */
   getRandomBytes(): Promise<Reply<'/v1/get_random_bytes', 'post'>> {
     return this.transport.request({ method: 'POST', path: '/get_random_bytes' });
+  }
+
+  /**
+   * Sign in with Google or Apple.
+   *
+   * Checks the provider's OpenID Connect id_token: its RS256 signature against the provider's
+   * published keys, `iss`, `aud` (one of the configured client ids), `exp` and `iat` (a few seconds
+   * of tolerance), and `nonce` when one is sent. A token is single-use. The token's subject, when
+   * linked, signs in to its account. Otherwise the address the provider verified links to the
+   * account whose confirmed primary address it is (or a stub awaiting setup), or opens a new
+   * account without a password (set one later with /password/create). An unconfirmed sign-up
+   * holding the address is replaced. An address the provider has not verified is refused (400/107
+   * on `idToken`), as is a token that fails any check (400/107 on `idToken` or `nonce`, the message
+   * says which check); a token is refused when used a second time. 500/205 when the provider's keys
+   * cannot be fetched (retry later). The session is confirmed, except on an account with two-step
+   * authentication: then it waits for the second factor (`verificationMethod: totp-2fa`, `verified:
+   * false`). No keyFetchToken is returned: keys come from the password. A provider that is not
+   * enabled answers 503/202.
+   *
+   * `POST /v1/linked_account/login`. No authentication.
+   *
+   * @throws {TesseraApiError} ACCOUNT_EXISTS (101), INVALID_JSON (106), INVALID_PARAMETER (107),
+   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * LOGIN_WITH_SECONDARY_EMAIL (142), LOGIN_WITH_INVALID_EMAIL (149), SERVER_BUSY (201),
+   * FEATURE_NOT_ENABLED (202), THIRD_PARTY_ACCOUNT_ERROR (205), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.linkedAccountLogin({ provider, idToken });
+   */
+  linkedAccountLogin(
+    body: Body<'/v1/linked_account/login', 'post'>,
+  ): Promise<Reply<'/v1/linked_account/login', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/linked_account/login', body });
+  }
+
+  /**
+   * Unlink a Google or Apple account.
+   *
+   * Removes the account's link to the provider; the sessions opened through it end, except the
+   * calling one. Refused with 400/210 when it is the account's only way to sign in (no password and
+   * no other link), and with 400/107 when no such link exists. Needs a confirmed session.
+   *
+   * `POST /v1/linked_account/unlink`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.linkedAccountUnlink(sessionToken, { provider });
+   */
+  linkedAccountUnlink(
+    sessionToken: string,
+    body: Body<'/v1/linked_account/unlink', 'post'>,
+  ): Promise<Reply<'/v1/linked_account/unlink', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/linked_account/unlink', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Apple's server-to-server notifications.
+   *
+   * Register this URL with Apple. The body's `payload` is a JWT signed by Apple (checked like an
+   * id_token: Apple's keys, issuer, one of the Apple client ids as audience, at most a day old;
+   * else 400/107 on `payload`). `consent-revoked` disables the Apple link and `account-delete`
+   * removes it; both end the sessions it opened. `email-disabled` and `email-enabled` (private
+   * relay forwarding) update the address kept with the link. A subject that is not linked changes
+   * nothing. 503/202 unless LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED.
+   *
+   * `POST /v1/linked_account/apple/notification`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201), FEATURE_NOT_ENABLED (202),
+   * THIRD_PARTY_ACCOUNT_ERROR (205), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.linkedAccountAppleNotification({ payload });
+   */
+  linkedAccountAppleNotification(
+    body: Body<'/v1/linked_account/apple/notification', 'post'>,
+  ): Promise<Reply<'/v1/linked_account/apple/notification', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/linked_account/apple/notification', body,
+    });
+  }
+
+  /**
+   * Fetch the encrypted kB for a reset.
+   *
+   * During a password reset: the recoveryData of the key whose fingerprint is in the path. The
+   * account reset token is not spent (the reset that follows spends it). 158 when the account has
+   * no key, 159 when the fingerprint is another key's (a mistyped key).
+   *
+   * `GET /v1/recoveryKey/{recoveryKeyId}`. Authenticates with a accountResetToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), RECOVERY_KEY_NOT_FOUND (158),
+   * RECOVERY_KEY_INVALID (159), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryKeyGet(accountResetToken, recoveryKeyId);
+   */
+  recoveryKeyGet(
+    accountResetToken: string,
+    recoveryKeyId: string,
+  ): Promise<Reply<'/v1/recoveryKey/{recoveryKeyId}', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: `/recoveryKey/${encodeURIComponent(recoveryKeyId)}`,
+      token: { type: 'accountResetToken', value: accountResetToken },
+    });
+  }
+
+  /**
+   * Does the account have a recovery key.
+   *
+   * With a session or a password forgot token: whether the account has a key, and its hint.
+   * Anonymously, `email` is required and the answer is only `exists`: true for the confirmed
+   * primary address of an account with a key, false for any other address (unknown ones included).
+   *
+   * `POST /v1/recoveryKey/exists`. Authenticates with a sessionToken or a passwordForgotToken, or
+   * anonymously.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryKeyExists({ sessionToken });
+   */
+  recoveryKeyExists(
+    auth?: { sessionToken: string } | { passwordForgotToken: string },
+    body: Body<'/v1/recoveryKey/exists', 'post'> = {},
+  ): Promise<Reply<'/v1/recoveryKey/exists', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recoveryKey/exists', body,
+      token: auth && tokenRef(auth),
+    });
+  }
+
+  /**
+   * Set the recovery key's hint.
+   *
+   * A note shown by `/recoveryKey/exists` to whoever later needs the key. 158 without a key.
+   *
+   * `POST /v1/recoveryKey/hint`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * RECOVERY_KEY_NOT_FOUND (158), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryKeyHint(sessionToken, { hint });
+   */
+  recoveryKeyHint(
+    sessionToken: string,
+    body: Body<'/v1/recoveryKey/hint', 'post'>,
+  ): Promise<Reply<'/v1/recoveryKey/hint', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recoveryKey/hint', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Confirm the recovery key.
+   *
+   * The person typed the key back: its fingerprint must match the stored key (158 none, 159
+   * another). A key stored with `enabled: false` is enabled, and the account is emailed.
+   *
+   * `POST /v1/recoveryKey/verify`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * RECOVERY_KEY_NOT_FOUND (158), RECOVERY_KEY_INVALID (159), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryKeyVerify(sessionToken, { recoveryKeyId });
+   */
+  recoveryKeyVerify(
+    sessionToken: string,
+    body: Body<'/v1/recoveryKey/verify', 'post'>,
+  ): Promise<Reply<'/v1/recoveryKey/verify', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recoveryKey/verify', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Store a recovery key.
+   *
+   * Stores the account's recovery key: its fingerprint (kept only as a hash) and kB encrypted under
+   * it. With `enabled: false` the key waits for `/recoveryKey/verify`. An account has one key:
+   * replacing an enabled one needs `replaceKey: true` (else 161). Emails the account when the key
+   * counts.
+   *
+   * `POST /v1/recoveryKey`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * RECOVERY_KEY_EXISTS (161), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryKeyCreate(sessionToken, { recoveryKeyId, recoveryData });
+   */
+  recoveryKeyCreate(
+    sessionToken: string,
+    body: Body<'/v1/recoveryKey', 'post'>,
+  ): Promise<Reply<'/v1/recoveryKey', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recoveryKey', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Remove the recovery key.
+   *
+   * Deletes the account's key (none is not an error) and emails the account when an enabled key
+   * went.
+   *
+   * `DELETE /v1/recoveryKey`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.recoveryKeyDelete(sessionToken);
+   */
+  recoveryKeyDelete(sessionToken: string): Promise<Reply<'/v1/recoveryKey', 'delete'>> {
+    return this.transport.request({
+      method: 'DELETE', path: '/recoveryKey',
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Store a recovery key, with an MFA token.
+   *
+   * Stores the account's recovery key: its fingerprint (kept only as a hash) and kB encrypted under
+   * it. With `enabled: false` the key waits for `/recoveryKey/verify`. An account has one key:
+   * replacing an enabled one needs `replaceKey: true` (else 161). Emails the account when the key
+   * counts.
+   *
+   * `POST /v1/mfa/recoveryKey`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), RECOVERY_KEY_EXISTS (161),
+   * SERVER_BUSY (201), INVALID_MFA_TOKEN (223), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaRecoveryKeyCreate(mfaToken, { recoveryKeyId, recoveryData });
+   */
+  mfaRecoveryKeyCreate(
+    mfaToken: string,
+    body: Body<'/v1/mfa/recoveryKey', 'post'>,
+  ): Promise<Reply<'/v1/mfa/recoveryKey', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/recoveryKey', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Remove the recovery key, with an MFA token.
+   *
+   * Deletes the account's key (none is not an error) and emails the account when an enabled key
+   * went.
+   *
+   * `DELETE /v1/mfa/recoveryKey`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * INVALID_MFA_TOKEN (223), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.mfaRecoveryKeyDelete(mfaToken);
+   */
+  mfaRecoveryKeyDelete(mfaToken: string): Promise<Reply<'/v1/mfa/recoveryKey', 'delete'>> {
+    return this.transport.request({
+      method: 'DELETE', path: '/mfa/recoveryKey',
+      token: { type: 'jwt', value: mfaToken },
+    });
   }
 }

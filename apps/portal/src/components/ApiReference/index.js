@@ -1,201 +1,57 @@
-// The /api page. Plain React over the compact data the openapi plugin prepared at build time: no
-// generic OpenAPI renderer in the browser, one anchor (#operationId) per operation, and every
-// operation an <h3> so the search index finds it.
-import React, { useState } from 'react';
+// The API reference's overview (/api): authentication schemes and every operation, grouped by tag,
+// each linking to its tag's page (/api/<tag>#operationId). Before the reference was split, every
+// operation lived on this page at /api#operationId (and each tag at /api#tag-<Name>); such links, in
+// bookmarks and other sites, are sent on to the operation's page.
+import React, { useEffect } from 'react';
 import Layout from '@theme/Layout';
 import Heading from '@theme/Heading';
 import Link from '@docusaurus/Link';
+import useBaseUrl from '@docusaurus/useBaseUrl';
+import { useHistory, useLocation } from '@docusaurus/router';
+import { ApiNav, Inline, Method, Schema, StaticAfterLoad, opHref } from './parts.js';
 import styles from './styles.module.css';
 
-/** Renders `code` spans; the descriptions are short prose, not full markdown. */
-function Inline({ text }) {
-  if (!text) return null;
-  const parts = text.split(/(`[^`]+`)/g);
-  return parts.map((part, i) =>
-    part.startsWith('`') && part.endsWith('`') && part.length > 1 ? <code key={i}>{part.slice(1, -1)}</code> : part,
-  );
-}
-
-/** A path with line-break opportunities after each slash, so long paths wrap between segments. */
-function breakable(path) {
-  const parts = path.split('/');
-  return parts.map((part, i) => (
-    <React.Fragment key={i}>
-      {part}
-      {i < parts.length - 1 ? <>/<wbr /></> : null}
-    </React.Fragment>
-  ));
-}
-
-function SchemaTree({ node, name, required }) {
-  const props = node.p || node.i?.p;
-  return (
-    <li>
-      {name !== undefined && <code className={styles.prop}>{name}</code>}{' '}
-      <span className={styles.type}>{node.t}</span>
-      {required ? <span className={styles.required}> required</span> : null}
-      {node.c ? <span className={styles.constraints}> · {node.c.join(' · ')}</span> : null}
-      {node.d ? <span className={styles.desc}> — <Inline text={node.d} /></span> : null}
-      {props ? (
-        <ul className={styles.tree}>
-          {props.map((p) => (
-            <SchemaTree key={p.n} node={p} name={p.n} required={p.r} />
-          ))}
-        </ul>
-      ) : null}
-      {node.a ? (
-        <ul className={styles.tree}>
-          {node.a.map((alt, i) => (
-            <SchemaTree key={i} node={alt} name={`variant ${i + 1}`} />
-          ))}
-        </ul>
-      ) : null}
-    </li>
-  );
-}
-
-function Schema({ node }) {
-  if (!node) return null;
-  const props = node.p || node.i?.p;
-  if (!props && !node.a) {
-    return (
-      <p className={styles.schemaLine}>
-        <span className={styles.type}>{node.t}</span>
-        {node.c ? <span className={styles.constraints}> · {node.c.join(' · ')}</span> : null}
-        {node.d ? <> — <Inline text={node.d} /></> : null}
-      </p>
-    );
+/** Old anchor (without `#`) → its page under /api/, for the operations and tags of the one-page reference. */
+function movedAnchors(api) {
+  const moved = {};
+  for (const tag of api.tags) {
+    moved[`tag-${tag.name}`] = tag.slug;
+    for (const op of tag.ops) moved[op.id] = `${tag.slug}#${op.id}`;
   }
-  return (
-    <ul className={styles.tree}>
-      <SchemaTree node={node} />
-    </ul>
-  );
-}
-
-/** A plain button: its click is handled by the page (`copySample`), which also works on server HTML. */
-function CopyButton() {
-  return (
-    <button type="button" data-copy-sample className={`button button--sm button--secondary ${styles.copy}`}>
-      Copy as curl
-    </button>
-  );
-}
-
-/** Click handler of the whole reference: copies the curl sample beside a "Copy as curl" button. */
-function copySample(event) {
-  const button = event.target.closest?.('button[data-copy-sample]');
-  if (!button) return;
-  const text = button.parentElement.querySelector('pre code')?.textContent ?? '';
-  const show = (label) => {
-    button.textContent = label;
-    setTimeout(() => (button.textContent = 'Copy as curl'), 2000);
-  };
-  if (navigator.clipboard) navigator.clipboard.writeText(text).then(() => show('Copied'), () => show('Copy failed'));
-  else show('Copy failed');
+  return moved;
 }
 
 /**
- * The reference is thousands of elements with nothing to update after load, and hydrating them was
- * most of the page's main-thread time on a phone (Lighthouse). When the browser hydrates the
- * server-rendered page, this keeps the server's HTML as it is (one element for React, not
- * thousands); after a client-side navigation there is no server HTML and the children are rendered.
+ * Runs while the server's HTML is parsed, before any script of the site has loaded: a reader who
+ * followed an old link does not see the overview first. The anchors are JSON, so `</script` cannot
+ * occur in it unescaped (`<` is written as \u003c).
  */
-function StaticAfterLoad({ id, className, children }) {
-  const [html] = useState(() => (typeof document === 'undefined' ? null : document.getElementById(id)?.innerHTML ?? null));
-  if (html !== null) return <div id={id} className={className} onClick={copySample} dangerouslySetInnerHTML={{ __html: html }} />;
-  return (
-    <div id={id} className={className} onClick={copySample}>
-      {children}
-    </div>
-  );
-}
-
-function Operation({ op, schemes }) {
-  const schemeNames = new Set(schemes.map((s) => s.n));
-  return (
-    <section className={styles.operation} aria-labelledby={op.id}>
-      <Heading as="h3" id={op.id} className={styles.opHeading}>
-        <span className={`${styles.method} ${styles[`m${op.m}`] || ''}`}>{op.m}</span>{' '}
-        <code className={styles.path}>{op.path}</code> <span className={styles.summary}>{op.s}</span>
-      </Heading>
-      {op.dep ? <p className={styles.deprecated}>Deprecated.</p> : null}
-      {op.d ? <p><Inline text={op.d} /></p> : null}
-      <p className={styles.auth}>
-        <strong>Authentication:</strong>{' '}
-        {op.sec.length === 0
-          ? 'none'
-          : op.sec.map((req, i) => (
-              <span key={i}>
-                {i > 0 ? ' or ' : ''}
-                {req.map((n) => (schemeNames.has(n) ? <a key={n} href={`#scheme-${n}`}><code>{n}</code></a> : <code key={n}>{n}</code>))}
-              </span>
-            ))}
-      </p>
-      {op.params.length ? (
-        <>
-          <p className={styles.label}>Parameters</p>
-          <ul className={styles.tree}>
-            {op.params.map((p) => (
-              <SchemaTree key={`${p.in}-${p.n}`} node={{ ...p, t: `${p.in} · ${p.t}` }} name={p.n} required={p.r} />
-            ))}
-          </ul>
-        </>
-      ) : null}
-      {op.body ? (
-        <>
-          <p className={styles.label}>
-            Request body <span className={styles.type}>{op.body.ct}</span>
-            {op.body.r ? <span className={styles.required}> required</span> : null}
-          </p>
-          <Schema node={op.body.schema} />
-        </>
-      ) : null}
-      <p className={styles.label}>Responses</p>
-      <ul className={styles.responses}>
-        {op.res.map((r) => (
-          <li key={r.st} className={Number(r.st) >= 400 ? styles.error : undefined}>
-            <strong>{r.st}</strong> <Inline text={r.d} />
-            {r.schema ? (
-              <details>
-                <summary>Schema</summary>
-                <Schema node={r.schema} />
-              </details>
-            ) : null}
-          </li>
-        ))}
-      </ul>
-      <details className={styles.sample}>
-        <summary>Request sample</summary>
-        <pre>
-          <code>{op.curl}</code>
-        </pre>
-        <CopyButton />
-      </details>
-    </section>
-  );
+function redirectScript(moved, base) {
+  const json = JSON.stringify(moved).replace(/</g, '\\u003c');
+  return `(function(){var m=${json};var h=location.hash.slice(1);try{h=decodeURIComponent(h)}catch(e){}` +
+    `if(Object.prototype.hasOwnProperty.call(m,h))location.replace(${JSON.stringify(base)}+m[h])})();`;
 }
 
 export default function ApiReference({ api }) {
+  const moved = movedAnchors(api);
+  const base = useBaseUrl('/api/');
+  const history = useHistory();
+  const { hash } = useLocation();
+  // The same after a client-side navigation to /api#operationId (the inline script ran only on load).
+  useEffect(() => {
+    let id = hash.slice(1);
+    try {
+      id = decodeURIComponent(id);
+    } catch {
+      // a malformed escape is not one of ours
+    }
+    if (Object.hasOwn(moved, id)) history.replace(`${base}${moved[id]}`);
+  }, [hash]); // `moved`, `base` and `history` are fixed for the page
   return (
     <Layout title="API reference" description={`${api.title} ${api.version}: every operation, its authentication, parameters and responses.`}>
+      <script dangerouslySetInnerHTML={{ __html: redirectScript(moved, base) }} />
       <StaticAfterLoad id="api-reference" className={`container ${styles.page}`}>
-        <nav className={styles.nav} aria-label="API operations">
-          {api.tags.map((tag) => (
-            <div key={tag.name}>
-              <a className={styles.navTag} href={`#tag-${tag.name}`}>{tag.name}</a>
-              <ul>
-                {tag.ops.map((op) => (
-                  <li key={op.id}>
-                    <a href={`#${op.id}`}>
-                      <span className={styles.navMethod}>{op.m}</span> <span>{breakable(op.path)}</span>
-                    </a>
-                  </li>
-                ))}
-              </ul>
-            </div>
-          ))}
-        </nav>
+        <ApiNav api={api} current={null} />
         <main className={`${styles.main} tessera-prose`}>
           <Heading as="h1">API reference</Heading>
           <p>
@@ -204,24 +60,44 @@ export default function ApiReference({ api }) {
             server, the URL <code>npm start</code> prints) to run the samples.
           </p>
           <Heading as="h2" id="authentication">Authentication</Heading>
-          <ul>
-            {api.schemes.map((s) => (
-              <li key={s.n} id={`scheme-${s.n}`}>
-                <code>{s.n}</code> ({s.t}) — <Inline text={s.d} />
-              </li>
-            ))}
-          </ul>
+          {api.schemes.map((s) => (
+            <React.Fragment key={s.n}>
+              <Heading as="h3" id={`scheme-${s.n}`} className={styles.scheme}>
+                <code>{s.n}</code> <span className={styles.summary}>{s.t}</span>
+              </Heading>
+              <p><Inline text={s.d} /></p>
+            </React.Fragment>
+          ))}
+          <Heading as="h2" id="errors">Errors</Heading>
           <p>
             Errors share one body shape (<code>code</code>, <code>errno</code>, <code>error</code>, <code>message</code>,
-            plus per-errno fields); the <Link to="/reference/errors">error reference</Link> lists every errno.
+            plus per-errno fields); each operation lists the errnos it can answer, and the{' '}
+            <Link to="/reference/errors">error reference</Link> describes every errno.
           </p>
+          {api.errorSchemas.map((s) => (
+            <React.Fragment key={s.n}>
+              <Heading as="h3" id={`schema-${s.n}`}><code>{s.n}</code></Heading>
+              <Schema node={s.schema} />
+            </React.Fragment>
+          ))}
+          <Heading as="h2" id="operations">Operations</Heading>
+          <p>One page per group; each operation there has its parameters, responses, errors and a curl sample.</p>
           {api.tags.map((tag) => (
-            <section key={tag.name}>
-              <Heading as="h2" id={`tag-${tag.name}`}>{tag.name}</Heading>
+            <section key={tag.slug} aria-labelledby={`group-${tag.slug}`}>
+              <Heading as="h3" id={`group-${tag.slug}`}>
+                <Link to={`/api/${tag.slug}`}>{tag.name}</Link>
+              </Heading>
               {tag.d ? <p><Inline text={tag.d} /></p> : null}
-              {tag.ops.map((op) => (
-                <Operation key={op.id} op={op} schemes={api.schemes} />
-              ))}
+              <ul className={styles.opList}>
+                {tag.ops.map((op) => (
+                  <li key={op.id}>
+                    <Link to={opHref(tag.slug, op.id)}>
+                      <Method m={op.m} /> <code className={styles.path}>{op.path}</code>
+                    </Link>{' '}
+                    <span className={styles.summary}>{op.s}</span>
+                  </li>
+                ))}
+              </ul>
             </section>
           ))}
         </main>

@@ -1,9 +1,10 @@
-// Docusaurus plugin: the /api page, rendered from the server's OpenAPI 3.1 document at build time.
-// The document is reduced here, in Node, to the few fields the page shows (refs resolved, schemas
-// flattened to property trees, a curl sample per operation), so the browser receives one compact
-// JSON module instead of the raw spec plus a generic renderer.
+// Docusaurus plugin: the API reference, rendered from the server's OpenAPI 3.1 document at build time.
+// The document is reduced here, in Node, to the few fields the pages show (refs resolved, schemas
+// flattened to property trees, a curl sample per operation). It is cut into an overview at /api
+// and one page per tag at /api/<tag>: one page holding every operation was ~20,000 elements, which a
+// phone spends seconds laying out. Each page's data module carries only its own operations.
 import { readFile } from 'node:fs/promises';
-import { normalizeApi } from './normalize.js';
+import { normalizeApi, splitApi } from './normalize.js';
 
 /** @type {import('@docusaurus/types').PluginModule} */
 export default function openApiPlugin(context, options) {
@@ -26,17 +27,17 @@ export default function openApiPlugin(context, options) {
       } catch (error) {
         throw new Error(`tessera-openapi: ${specPath} is not valid JSON: ${error.message}`);
       }
-      return normalizeApi(doc);
+      return splitApi(normalizeApi(doc));
     },
     async contentLoaded({ content, actions }) {
       const { createData, addRoute } = actions;
-      const api = await createData('api.json', JSON.stringify(content));
-      addRoute({
-        path: `${context.baseUrl}${routePath}`,
-        component: '@site/src/components/ApiReference/index.js',
-        exact: true,
-        modules: { api },
-      });
+      const base = `${context.baseUrl}${routePath}`;
+      const index = await createData('api-index.json', JSON.stringify(content.index));
+      addRoute({ path: base, component: '@site/src/components/ApiReference/index.js', exact: true, modules: { api: index } });
+      for (const page of content.pages) {
+        const data = await createData(`api-tag-${page.slug}.json`, JSON.stringify(page));
+        addRoute({ path: `${base}/${page.slug}`, component: '@site/src/components/ApiReference/TagPage.js', exact: true, modules: { api: index, page: data } });
+      }
     },
   };
 }

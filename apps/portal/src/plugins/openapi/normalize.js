@@ -150,6 +150,12 @@ function curlSample(doc, method, path, op, params, security) {
   return lines.join(' \\\n');
 }
 
+/** `Name` when `schema` is a reference to `#/components/schemas/Name`, else null. */
+function sharedSchemaName(schema) {
+  const m = /^#\/components\/schemas\/([^/]+)$/.exec(schema?.$ref ?? '');
+  return m ? m[1] : null;
+}
+
 /** The OpenAPI document reduced to what the page needs. */
 export function normalizeApi(doc) {
   if (!doc || typeof doc !== 'object' || !String(doc.openapi || '').startsWith('3.')) {
@@ -159,6 +165,7 @@ export function normalizeApi(doc) {
   const tagInfo = new Map((doc.tags || []).map((t) => [t.name, t.description || '']));
   const byTag = new Map();
   const usedIds = new Set();
+  const errorSchemas = new Map();
   for (const [path, item] of Object.entries(doc.paths || {})) {
     const shared = item.parameters || [];
     for (const method of METHODS) {
@@ -192,10 +199,15 @@ export function normalizeApi(doc) {
         res: Object.entries(op.responses || {}).map(([status, r]) => {
           const res = deref(doc, r);
           const ct = Object.keys(res.content || {})[0];
+          const schema = ct ? res.content[ct].schema : null;
+          // An error body that is a shared component (every route's ErrorBody) is named, not
+          // expanded: it was most of the reference's elements, the same tree under every error status.
+          const shared = Number(status) >= 400 && sharedSchemaName(schema);
+          if (shared) errorSchemas.set(shared, schema);
           return {
             st: status,
             d: res.description || '',
-            ...(ct && res.content[ct].schema ? { schema: schemaNode(doc, res.content[ct].schema) } : {}),
+            ...(shared ? { ref: shared } : schema ? { schema: schemaNode(doc, schema) } : {}),
           };
         }),
         curl: curlSample(doc, method, path, op, params, security),
@@ -222,5 +234,34 @@ export function normalizeApi(doc) {
       d: s.description || '',
     })),
     tags: tags.map((name) => ({ name, d: tagInfo.get(name) || '', ops: byTag.get(name) })),
+    errorSchemas: [...errorSchemas].map(([name, schema]) => ({ n: name, schema: schemaNode(doc, schema) })),
+  };
+}
+
+/** The URL segment of a tag's page: `Account` → `account`, `Two-step auth` → `two-step-auth`. */
+export function tagSlug(name) {
+  return String(name).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'other';
+}
+
+/**
+ * The reduced document cut into what each page needs: `index` (the overview: schemes, and every tag
+ * with its operations' id, method, path and summary — enough for the navigation and for moving old
+ * `/api#operationId` links to their page) and one entry per tag with its full operations.
+ */
+export function splitApi(api) {
+  const slugs = new Set();
+  const tags = api.tags.map((tag) => {
+    let slug = tagSlug(tag.name);
+    while (slugs.has(slug)) slug += '-x';
+    slugs.add(slug);
+    return { ...tag, slug };
+  });
+  const { tags: _omit, ...head } = api;
+  return {
+    index: {
+      ...head,
+      tags: tags.map((t) => ({ name: t.name, slug: t.slug, d: t.d, ops: t.ops.map((op) => ({ id: op.id, m: op.m, path: op.path, s: op.s })) })),
+    },
+    pages: tags.map((t) => ({ slug: t.slug, tag: t, schemes: api.schemes.map((s) => s.n) })),
   };
 }

@@ -8,7 +8,7 @@ export const accountsConfig = defineConfig({
   },
   codeFailuresMax: {
     env: 'ACCOUNT_CODE_MAX_FAILURES', default: 20, parse: int(1, 1000),
-    description: 'Wrong codes (sign-in, sign-up and password-reset codes together) an account may see per window; then every code check of the account is refused with 429/114 until the window ends. Resends, new sessions and new reset tokens do not reset it.',
+    description: 'Wrong codes (sign-in, sign-up, password-reset and MFA step-up codes together) an account may see per window; then every code check of the account is refused with 429/114 until the window ends. Resends, new sessions and new reset tokens do not reset it.',
   },
   unblockCodeLifetimeSeconds: {
     env: 'UNBLOCK_CODE_LIFETIME_SECONDS', default: 3600, parse: int(60, 86400),

@@ -15,9 +15,9 @@ import { UnblockCodes, type LoginBlocks } from './unblock.js';
 
 export { accountsConfig } from './config.js';
 export { AccountRecords } from './records.js';
-export { AccountsService, type SigninConfirmations } from './service.js';
+export { AccountsService, type LinkedAccountsView, type SigninConfirmations } from './service.js';
 export { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
-export type { Account, EmailRecord } from './store.js';
+export { passwordEmailOf, type Account, type EmailRecord } from './store.js';
 export type { LoginBlocks } from './unblock.js';
 
 /** The account core's records; built before the domains that read accounts (emails, passwords). */

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { AccountLifecycle, PasswordChangeKeep } from '../../domain.js';
+import type { AccountChange, AccountLifecycle, PasswordChangeKeep } from '../../domain.js';
 import { normalizeEmail } from '../../email-address.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor, Trx } from '../../storage/executor.js';
@@ -7,7 +7,7 @@ import type { Database } from '../../storage/schema.js';
 import { appError } from '@tessera/errors';
 import {
   codeFailures, recordCodeFailure,
-  deleteAccountCoreRows, findAccount, findAccountByEmail, insertAccount, insertEmail, listEmails, markEmailVerified,
+  deleteAccountCoreRows, deleteStaleClaim, deleteUnblockCodes, findAccount, findAccountByEmail, insertAccount, insertEmail, listEmails, markEmailVerified,
   updatePassword, type Account, type EmailRecord, type PasswordFields,
 } from './store.js';
 
@@ -75,9 +75,22 @@ export class AccountRecords {
     }
   }
 
-  /** Marks the primary address verified; false when it already was. */
-  markEmailVerified(db: Executor, uid: string, now: number): Promise<boolean> {
-    return markEmailVerified(db, uid, now);
+  /**
+   * Frees an address held by another account's unconfirmed secondary claim made at or before
+   * `createdBefore` (the claim expired); true when one was removed.
+   */
+  releaseStaleClaim(db: Executor, email: string, createdBefore: number): Promise<boolean> {
+    return deleteStaleClaim(db, normalizeEmail(email), createdBefore);
+  }
+
+  /**
+   * Marks the primary address verified; false when it already was. When it changes, the other
+   * domains hear of it (`state`: the account's devices re-check it) in the same transaction.
+   */
+  async markEmailVerified(trx: Trx, uid: string, now: number): Promise<boolean> {
+    const changed = await markEmailVerified(trx, uid, now);
+    if (changed) await this.deps.lifecycle.accountChanged(trx, uid, 'state');
+    return changed;
   }
 
   /** Writes new password fields; with `onlyIfUnset`, only on an account that has no password yet. */
@@ -99,8 +112,26 @@ export class AccountRecords {
     return this.deps.lifecycle.passwordChanged(trx, uid, keep);
   }
 
+  /**
+   * A change of primary address: other domains drop what they mailed to the old one; the account
+   * core drops its unblock code (mailed there too).
+   */
+  async primaryEmailChanged(trx: Trx, uid: string): Promise<void> {
+    await this.deps.lifecycle.primaryEmailChanged(trx, uid);
+    await deleteUnblockCodes(trx, uid);
+  }
+
   /** A password reset: other domains end every session, token and grant of the account. */
   passwordReset(trx: Trx, uid: string): Promise<void> {
     return this.deps.lifecycle.passwordReset(trx, uid);
+  }
+
+  /**
+   * Something relying parties show or check changed (`AccountChange` in domain.ts): the other
+   * domains hear of it inside the caller's transaction; the devices domain pushes it to the
+   * account's devices. E.g. a new primary address: `await records.accountChanged(trx, uid, 'profile')`.
+   */
+  accountChanged(trx: Trx, uid: string, change: AccountChange): Promise<void> {
+    return this.deps.lifecycle.accountChanged(trx, uid, change);
   }
 }

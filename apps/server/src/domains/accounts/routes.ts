@@ -232,6 +232,11 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
         keysChangedAt: Type.Integer(),
         profileChangedAt: Type.Integer(),
         passwordVersion: Type.Union([Type.Literal('v1'), Type.Literal('v2')]),
+        linkedAccounts: Type.Array(Type.Object({
+          providerId: Type.Union([Type.Literal('google'), Type.Literal('apple')], { description: 'The identity provider.' }),
+          authAt: Type.Integer({ description: 'The last sign-in through the link (ms).' }),
+          enabled: Type.Boolean({ description: 'False once the provider reported the person revoked consent (Apple); the next sign-in with it enables it again.' }),
+        }), { description: 'Google and Apple accounts linked by signing in with them (POST /linked_account/login).' }),
       }), ['ACCOUNT_UNKNOWN'], { input: false, auth: true }),
     },
   }, async (req) => accounts.summary(credentialsOf(req, 'sessionToken')));

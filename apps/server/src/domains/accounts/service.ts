@@ -6,6 +6,7 @@ import type { ScryptPool } from '../../crypto/scrypt-pool.js';
 import { normalizeEmail } from '../../email-address.js';
 import type { FlowContext, RequestContext } from '../../http/context.js';
 import { deliveryOf } from '../../http/schemas.js';
+import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { SecurityEvents } from '../security-events/index.js';
@@ -13,7 +14,7 @@ import { verificationState, type Session, type SessionsService, type SessionWith
 import type { KeyFetchToken, TokensService } from '../tokens/index.js';
 import { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
 import type { AccountRecords } from './records.js';
-import type { Account } from './store.js';
+import { passwordEmailOf, type Account } from './store.js';
 import type { UnblockCodes } from './unblock.js';
 
 export interface SigninPolicy {
@@ -35,6 +36,15 @@ export interface SigninConfirmations {
   sendNewSigninNotice(account: Account, session: Session): Promise<void>;
 }
 
+/**
+ * The account's Google and Apple links, as the account views show them. Provided by the
+ * linked-accounts domain, so accounts does not import it.
+ */
+export interface LinkedAccountsView {
+  list(db: Executor, uid: string): Promise<{ providerId: 'google' | 'apple'; authAt: number; enabled: boolean }[]>;
+  hasLink(db: Executor, uid: string): Promise<boolean>;
+}
+
 export interface AccountsDeps {
   db: Kysely<Database>;
   clock: Clock;
@@ -48,7 +58,10 @@ export interface AccountsDeps {
   /** Sends the notice of a deleted account. */
   mailer: Mailer;
   unblockCodes: UnblockCodes;
+  linkedAccounts: LinkedAccountsView;
   signin: SigninPolicy;
+  /** How long another account's unconfirmed secondary address holds it against sign-up (ms). */
+  secondaryClaimMs: number;
   /** Where failures that must not fail the request go (an undeliverable sign-in notice). */
   warn: (message: string, err: unknown) => void;
 }
@@ -65,6 +78,8 @@ export interface LoginInput extends FlowContext {
   keys: boolean;
   verificationMethod?: string | undefined;
   unblockCode?: string | undefined;
+  /** The primary address the person typed, when `email` is the v1 salt address a 120 reply named. */
+  originalLoginEmail?: string | undefined;
   /** Rate limiting blocks this sign-in (a block, which an unblock code may lift). */
   blocked?: boolean;
 }
@@ -96,7 +111,7 @@ export class AccountsService {
     const emailCode = randomHex(16);
     const password = await newPassword(scrypt, input);
     const account: Account = {
-      uid, email: input.email, emailCode, emailVerified: false, kA: randomHex(32),
+      uid, email: input.email, passwordEmail: null, emailCode, emailVerified: false, kA: randomHex(32),
       ...password.fields, verifierVersion: 1, verifierSetAt: now, createdAt: now,
       locale: ctx.acceptLanguage, lockedAt: null, disabledAt: null, metricsOptOutAt: null,
       profileChangedAt: now, keysChangedAt: now,
@@ -143,7 +158,9 @@ export class AccountsService {
     if (!holder) return;
     if (!holder.emailRecord.isPrimary) {
       if (holder.emailRecord.isVerified) throw appError('VERIFIED_SECONDARY_EMAIL_EXISTS');
-      throw appError('EMAIL_EXISTS');
+      // An unconfirmed secondary address holds it for SECONDARY_EMAIL_PENDING_SECONDS only.
+      if (await records.releaseStaleClaim(db, email, this.deps.clock.now() - this.deps.secondaryClaimMs)) return;
+      throw appError('EMAIL_EXISTS', {}, 'Email already exists: another account is confirming this address; try again later');
     }
     if (holder.account.emailVerified || holder.account.verifierSetAt === 0) throw appError('ACCOUNT_EXISTS', { email: holder.account.email });
     await records.deleteAccount(holder.account.uid);
@@ -167,14 +184,33 @@ export class AccountsService {
   }
 
   /**
+   * The account a sign-in names. With `originalLoginEmail` (the address the person typed, which
+   * must be a primary), `email` is only the address the client stretched the v1 password with
+   * (after 120 named it): it must be that account's, and need not be one of its addresses any more.
+   */
+  private async accountForLogin(input: { email: string; authPW: string; originalLoginEmail?: string | undefined }): Promise<Account> {
+    if (input.originalLoginEmail === undefined) return this.accountForSignin(input.email, input.authPW);
+    const account = await this.accountForSignin(input.originalLoginEmail, input.authPW);
+    if (normalizeEmail(input.email) !== normalizeEmail(passwordEmailOf(account))) {
+      throw appError('INCORRECT_PASSWORD', { email: input.originalLoginEmail }, 'Incorrect password: email is not the address this account\'s password was set with');
+    }
+    return account;
+  }
+
+  /**
    * Checks authPW against the account's verifiers. A miss by a client that salted v1 with another
    * spelling of the address gets 120 with the stored spelling, so it can stretch again.
    */
   async checkPassword(account: Account, email: string, authPW: string, ctx: RequestContext) {
     const match = await matchPassword(this.deps.scrypt, account, authPW.toLowerCase());
     if (match) return match;
-    if (email !== account.email && normalizeEmail(email) === normalizeEmail(account.email)) {
-      throw appError('INCORRECT_EMAIL_CASE', { email: account.email });
+    // onepw v1 salts with the address: a client that stretched with another spelling, or (after a
+    // change of primary) with the new primary, is told the address to stretch with (120).
+    const salt = passwordEmailOf(account);
+    const sameAddress = normalizeEmail(email) === normalizeEmail(salt);
+    const movedPrimary = account.passwordEmail !== null && account.clientSalt === null && normalizeEmail(email) === normalizeEmail(account.email);
+    if (email !== salt && (sameAddress || movedPrimary)) {
+      throw appError('INCORRECT_EMAIL_CASE', { email: salt });
     }
     // Recorded outside any transaction: the request fails, the record of the attempt stays.
     await this.deps.securityEvents.record(this.deps.db, account.uid, { name: 'account.login.failure', ctx, verified: false });
@@ -197,7 +233,7 @@ export class AccountsService {
       throw appError('REQUEST_BLOCKED', { verificationMethod: 'email-captcha', verificationReason: 'login' },
         'Sign-in blocked after too many attempts: send an unblock code (POST /account/login/send_unblock_code) and sign in with it');
     }
-    const account = await this.accountForSignin(input.email, input.authPW);
+    const account = await this.accountForLogin(input);
     if (input.verificationMethod === 'totp-2fa') throw appError('TOTP_REQUIRED');
     // The code is spent before the password is checked: each code buys one password attempt.
     if (input.unblockCode) await this.deps.unblockCodes.use(account, input.unblockCode, ctx);
@@ -247,7 +283,7 @@ export class AccountsService {
   /** POST /session/reauth: proves the password again on an existing session. */
   async reauth(session: SessionWithAccount, input: LoginInput, ctx: RequestContext) {
     const { db, clock, sessions, tokens } = this.deps;
-    const account = await this.accountForSignin(input.email, input.authPW);
+    const account = await this.accountForLogin(input);
     if (account.uid !== session.uid) throw appError('INVALID_TOKEN', { detail: 'The session belongs to another account' });
     const match = await this.checkPassword(account, input.email, input.authPW, ctx);
     const now = clock.now();
@@ -303,8 +339,8 @@ export class AccountsService {
     if (!thirdPartyAuthStatus) return { exists };
     return {
       exists,
-      // Linked (Google/Apple) accounts and passkeys arrive with their issues; none exist yet.
-      hasLinkedAccount: false,
+      hasLinkedAccount: exists ? await this.deps.linkedAccounts.hasLink(this.deps.db, found!.account.uid) : false,
+      // Passkeys arrive with their issue; none exist yet.
       hasPassword: exists ? found!.account.verifierSetAt > 0 : false,
       hasPasskey: false,
     };
@@ -339,6 +375,7 @@ export class AccountsService {
       keysChangedAt: account.keysChangedAt,
       profileChangedAt: account.profileChangedAt,
       passwordVersion: account.clientSalt ? ('v2' as const) : ('v1' as const),
+      linkedAccounts: await this.deps.linkedAccounts.list(db, session.uid),
     };
   }
 

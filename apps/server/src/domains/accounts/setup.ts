@@ -66,12 +66,13 @@ export class AccountSetupService {
     }
     if (!oauth.clientSecretMatches(client, input.clientSecret)) throw appError('INCORRECT_CLIENT_SECRET', { clientId: input.clientId });
     const holder = await records.findByEmail(db, input.email);
-    if (holder) throw appError('ACCOUNT_EXISTS', { email: holder.account.email });
+    // The holder's own spelling of this address; never another address of that account (a secondary's primary).
+    if (holder) throw appError('ACCOUNT_EXISTS', { email: holder.emailRecord.email });
     const now = clock.now();
     const uid = randomHex(16);
     const emailCode = randomHex(16);
     const account: Account = {
-      uid, email: input.email, emailCode, emailVerified: false, kA: randomHex(32), wrapWrapKb: randomHex(32),
+      uid, email: input.email, passwordEmail: null, emailCode, emailVerified: false, kA: randomHex(32), wrapWrapKb: randomHex(32),
       // No password yet: an all-zero verifier that no authPW can match, and verifierSetAt 0.
       authSalt: randomHex(32), verifyHash: '0'.repeat(64), verifierVersion: 1, verifierSetAt: 0, createdAt: now,
       locale: ctx.acceptLanguage, lockedAt: null, disabledAt: null, metricsOptOutAt: null,

@@ -8,8 +8,13 @@ import type { AccountsTable } from '../../storage/schema.js';
 
 export interface Account {
   uid: string;
-  /** The address the current password was stretched with (the v1 salt). */
+  /** The primary address: what sign-in looks up, where mail goes. */
   email: string;
+  /**
+   * The address the v1 password was stretched with when it is no longer the primary (after
+   * set_primary); null while the primary is that address. `passwordEmailOf` reads both.
+   */
+  passwordEmail: string | null;
   emailCode: string;
   emailVerified: boolean;
   kA: string;
@@ -45,6 +50,7 @@ function rowToAccount(r: Selectable<AccountsTable>): Account {
   return {
     uid: r.uid,
     email: r.email,
+    passwordEmail: r.password_email,
     emailCode: r.email_code,
     emailVerified: r.email_verified === 1,
     kA: r.k_a,
@@ -66,10 +72,16 @@ function rowToAccount(r: Selectable<AccountsTable>): Account {
   };
 }
 
+/** onepw v1: the address a client must stretch the password with (the salt), primary or not. */
+export function passwordEmailOf(a: Pick<Account, 'email' | 'passwordEmail'>): string {
+  return a.passwordEmail ?? a.email;
+}
+
 export async function insertAccount(db: Executor, a: Account): Promise<void> {
   await db.insertInto('accounts').values({
     uid: a.uid,
     email: a.email,
+    password_email: a.passwordEmail,
     email_code: a.emailCode,
     email_verified: a.emailVerified ? 1 : 0,
     k_a: a.kA,
@@ -134,6 +146,19 @@ export async function listEmails(db: Executor, uid: string): Promise<EmailRecord
     email: r.email, normalizedEmail: r.normalized_email, uid: r.uid, emailCode: r.email_code,
     isVerified: r.is_verified === 1, isPrimary: r.is_primary === 1, verifiedAt: r.verified_at, createdAt: r.created_at,
   }));
+}
+
+/**
+ * Deletes another account's unproven secondary claim on an address once it is older than
+ * `createdBefore` (its claim expired); true when it did. One DELETE with the whole condition, so a
+ * claim confirmed meanwhile is kept.
+ */
+export async function deleteStaleClaim(db: Executor, normalizedEmail: string, createdBefore: number): Promise<boolean> {
+  const r = await db.deleteFrom('emails')
+    .where('normalized_email', '=', normalizedEmail).where('is_primary', '=', 0).where('is_verified', '=', 0)
+    .where('created_at', '<=', createdBefore)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
 }
 
 /** Marks the account's primary address verified; false when it already was. */
@@ -217,6 +242,10 @@ export async function recordCodeFailure(db: Executor, uid: string, now: number, 
     // A parallel failure opened the window first: count this one in it.
     await db.updateTable('account_code_failures').set((eb) => ({ failures: eb('failures', '+', 1) })).where('uid', '=', uid).execute();
   }
+}
+
+export async function deleteUnblockCodes(db: Executor, uid: string): Promise<void> {
+  await db.deleteFrom('unblock_codes').where('uid', '=', uid).execute();
 }
 
 /** The account's one live unblock code: a new one replaces the old. */

@@ -10,6 +10,11 @@ import type { Customs, Subject } from './service.js';
 export interface RouteRateLimit {
   /** The customs actions a request to this route counts as (checked after validation, before the handler). */
   actions: string[];
+  /**
+   * Actions chosen by the value of one body field, counted besides `actions`: how /mfa/otp/request
+   * counts as `mfaOtpCodeRequestFor<Action>` of the action it asks a code for.
+   */
+  byField?: { field: string; actions: Record<string, string> };
   /** Failures counted when the route answers with these errors (e.g. a wrong password → passwordCheckFailed). */
   failed?: Partial<Record<AuthErrorName, string>>;
   /**
@@ -57,7 +62,7 @@ export function installRateLimits(server: FastifyInstance, customs: Customs): vo
   server.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/v1/') || route.config?.auth === undefined) return;
     const limit = route.config.rateLimit;
-    for (const action of [...(limit?.actions ?? []), ...Object.values(limit?.failed ?? {})]) {
+    for (const action of [...(limit?.actions ?? []), ...Object.values(limit?.byField?.actions ?? {}), ...Object.values(limit?.failed ?? {})]) {
       if (!customs.knows(action)) throw new Error(`route ${route.method} ${route.url} names rate-limit action "${action}", which no rule has`);
     }
     if (limit?.failed) {
@@ -66,7 +71,8 @@ export function installRateLimits(server: FastifyInstance, customs: Customs): vo
     const method = Array.isArray(route.method) ? route.method[0]! : route.method;
     route.config = { ...route.config, customsEndpoint: endpointAction(method, route.url) };
     const added: AuthErrorName[] = ['THROTTLED'];
-    if (limit?.actions.length) added.push('SERVER_BUSY');
+    const counts = Boolean(limit?.actions.length || limit?.byField);
+    if (counts) added.push('SERVER_BUSY');
     if (limit?.unblockable) added.push('REQUEST_BLOCKED');
     const response = route.schema?.response as Record<number, TSchema> | undefined;
     if (response) route.schema = { ...route.schema, response: withDeclaredErrors(response, added) };
@@ -76,6 +82,7 @@ export function installRateLimits(server: FastifyInstance, customs: Customs): vo
       'x-rate-limit': {
         endpoint: route.config.customsEndpoint,
         actions: limit?.actions ?? [],
+        ...(limit?.byField ? { byField: limit.byField } : {}),
         ...(limit?.failed ? { failures: limit.failed } : {}),
         ...(limit?.unblockable ? { unblockable: true } : {}),
       },
@@ -84,7 +91,7 @@ export function installRateLimits(server: FastifyInstance, customs: Customs): vo
     // Route-level hooks, so a route pays only for the checks it has: a global hook runs on every
     // request, including the many routes with no actions of their own.
     route.onRequest = [...hookList(route.onRequest), endpointCheck];
-    if (limit?.actions.length) route.preHandler = [...hookList(route.preHandler), actionCheck];
+    if (counts) route.preHandler = [...hookList(route.preHandler), actionCheck];
   });
 
   if (!customs.enabled) return;
@@ -105,7 +112,13 @@ export function installRateLimits(server: FastifyInstance, customs: Customs): vo
   // well-formed requests, and know the account the credentials name.
   function actionCheck(request: FastifyRequest, _reply: FastifyReply, done: HookDone): void {
     const limit = request.routeOptions.config.rateLimit!;
-    customs.check(limit.actions, subjectOf(request)).then((verdict) => {
+    let actions = limit.actions;
+    if (limit.byField) {
+      const value = ((request.body ?? {}) as Record<string, unknown>)[limit.byField.field];
+      const chosen = typeof value === 'string' && Object.hasOwn(limit.byField.actions, value) ? limit.byField.actions[value] : undefined;
+      if (chosen) actions = [...actions, chosen];
+    }
+    customs.check(actions, subjectOf(request)).then((verdict) => {
       if (!verdict.blocked) return done();
       if (limit.unblockable && !verdict.banned) {
         request.customsBlock = { retryAfterMs: verdict.retryAfterMs };

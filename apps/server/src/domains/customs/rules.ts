@@ -38,11 +38,15 @@ accountDestroyFailed             : ip       : 50  : 24 hours   : 15 minutes : ba
 verifySessionCodeFailed          : ip       : 50  : 24 hours   : 15 minutes : ban
 passwordChangeStartFailed        : ip       : 50  : 24 hours   : 15 minutes : ban
 passwordForgotVerifyCodeFailed   : ip       : 50  : 24 hours   : 15 minutes : ban
+mfaOtpCodeVerifyFailed           : ip       : 50  : 24 hours   : 15 minutes : ban
+recoveryKeyCheckFailed           : ip       : 50  : 24 hours   : 15 minutes : ban
+recoveryEmailSecondaryVerifyCodeFailed : ip : 50  : 24 hours   : 15 minutes : ban
 
 # Account creation and existence checks.
 accountCreate                    : ip       : 100 : 24 hours   : 24 hours   : block
 accountStatusCheck               : ip       : 100 : 15 minutes : 15 minutes : block
 getCredentialsStatus             : ip       : 100 : 15 minutes : 15 minutes : block
+recoveryKeyExists                : ip       : 100 : 15 minutes : 15 minutes : block
 
 # Sign-in.
 accountLogin                     : ip_email : 5   : 15 minutes : 15 minutes : block
@@ -51,6 +55,12 @@ accountLogin                     : email    : 50  : 24 hours   : 24 hours   : bl
 authenticatedAccountLogin        : ip_uid   : 5   : 15 minutes : 15 minutes : block
 authenticatedAccountLogin        : ip       : 100 : 24 hours   : 15 minutes : ban
 authenticatedAccountLogin        : email    : 50  : 24 hours   : 24 hours   : block
+
+# Sign-in with Google and Apple: each attempt costs a signature check and, for an unknown key, a
+# fetch of the provider's keys. Apple's notifications come from Apple's servers.
+linkedAccountLogin               : ip       : 100 : 15 minutes : 15 minutes : block
+linkedAccountLogin               : ip       : 500 : 24 hours   : 15 minutes : ban
+linkedAccountNotification        : ip       : 1000 : 15 minutes : 15 minutes : block
 
 # Unblock codes.
 sendUnblockCode                  : ip_email : 5   : 15 minutes : 15 minutes : block
@@ -70,6 +80,17 @@ recoveryEmailVerifyCode          : ip       : 100 : 24 hours   : 15 minutes : ba
 verifySessionCode                : ip_uid   : 10  : 15 minutes : 15 minutes : block
 verifySessionCode                : ip       : 100 : 24 hours   : 15 minutes : ban
 
+# Secondary addresses: adding one and resending its code mail an address the account has not
+# proven (per account and per client address). Checking its code guesses at a 6-digit code.
+createEmail                      : ip_uid   : 5   : 15 minutes : 15 minutes : block
+createEmail                      : ip       : 100 : 24 hours   : 15 minutes : ban
+createEmail                      : uid      : 20  : 24 hours   : 24 hours   : block
+recoveryEmailSecondaryResendCode : ip_uid   : 5   : 15 minutes : 15 minutes : block
+recoveryEmailSecondaryResendCode : ip       : 100 : 24 hours   : 15 minutes : ban
+recoveryEmailSecondaryResendCode : uid      : 20  : 24 hours   : 24 hours   : block
+recoveryEmailSecondaryVerifyCode : ip_uid   : 10  : 10 minutes : 30 minutes : block
+recoveryEmailSecondaryVerifyCode : ip       : 100 : 24 hours   : 15 minutes : ban
+
 # Passwords.
 passwordChange                   : ip_email : 5   : 15 minutes : 15 minutes : block
 passwordChange                   : ip       : 100 : 24 hours   : 15 minutes : ban
@@ -88,6 +109,31 @@ passwordForgotVerifyOtp          : ip_email : 5   : 10 minutes : 15 minutes : bl
 passwordForgotVerifyOtp          : ip       : 100 : 24 hours   : 15 minutes : ban
 passwordForgotVerifyOtpPerDay    : ip_email : 10  : 24 hours   : 24 hours   : block
 passwordForgotVerifyOtpPerDay    : ip       : 100 : 24 hours   : 15 minutes : ban
+
+# MFA step-up codes (protocol.md §4.10): sends per action, checks per account. Wrong codes are
+# also limited per code, per session and per account (domains/mfa, MFA_OTP_*).
+mfaOtpCodeRequestFor2fa          : ip_uid   : 5   : 15 minutes : 15 minutes : block
+mfaOtpCodeRequestFor2fa          : ip       : 100 : 24 hours   : 15 minutes : ban
+mfaOtpCodeRequestFor2fa          : uid      : 20  : 24 hours   : 24 hours   : block
+mfaOtpCodeRequestForEmail        : ip_uid   : 5   : 15 minutes : 15 minutes : block
+mfaOtpCodeRequestForEmail        : ip       : 100 : 24 hours   : 15 minutes : ban
+mfaOtpCodeRequestForEmail        : uid      : 20  : 24 hours   : 24 hours   : block
+mfaOtpCodeRequestForRecoveryKey  : ip_uid   : 5   : 15 minutes : 15 minutes : block
+mfaOtpCodeRequestForRecoveryKey  : ip       : 100 : 24 hours   : 15 minutes : ban
+mfaOtpCodeRequestForRecoveryKey  : uid      : 20  : 24 hours   : 24 hours   : block
+mfaOtpCodeRequestForPassword     : ip_uid   : 5   : 15 minutes : 15 minutes : block
+mfaOtpCodeRequestForPassword     : ip       : 100 : 24 hours   : 15 minutes : ban
+mfaOtpCodeRequestForPassword     : uid      : 20  : 24 hours   : 24 hours   : block
+mfaOtpCodeRequestForPasskey      : ip_uid   : 5   : 15 minutes : 15 minutes : block
+mfaOtpCodeRequestForPasskey      : ip       : 100 : 24 hours   : 15 minutes : ban
+mfaOtpCodeRequestForPasskey      : uid      : 20  : 24 hours   : 24 hours   : block
+mfaOtpCodeVerify                 : ip_uid   : 10  : 10 minutes : 30 minutes : block
+mfaOtpCodeVerify                 : ip       : 100 : 24 hours   : 15 minutes : ban
+# Recovery keys: presenting a fingerprint (GET /recoveryKey/{id}, /recoveryKey/verify) and storing one (it emails).
+recoveryKeyCheck                 : ip_uid   : 10  : 15 minutes : 15 minutes : block
+recoveryKeyCheck                 : ip       : 100 : 24 hours   : 15 minutes : ban
+recoveryKeyCreate                : ip_uid   : 10  : 15 minutes : 15 minutes : block
+recoveryKeyCreate                : ip       : 100 : 24 hours   : 15 minutes : ban
 
 # Account deletion.
 accountDestroy                   : ip_uid   : 5   : 15 minutes : 15 minutes : block

@@ -1,6 +1,8 @@
 import type { Session } from '../sessions/index.js';
 import { describeDevice } from '../sessions/index.js';
+import type { AttachedClient } from './schemas.js';
 import type { Device } from './store.js';
+import { formatTimeAgo } from './time-format.js';
 
 // GET /account/attached_clients: one entry per thing that holds access to the account. Today the
 // sources are sessions and the devices registered on them; OAuth refresh tokens (with or without a
@@ -9,30 +11,16 @@ import type { Device } from './store.js';
 /** At most this many entries, most recently used first (spec 1 §9). */
 export const ATTACHED_CLIENTS_MAX = 500;
 
-export interface AttachedClient {
-  clientId: string | null;
-  deviceId: string | null;
-  /** The session's handle, never its token id (protocol.md §2.3). */
-  sessionTokenId: string | null;
-  refreshTokenId: string | null;
-  isCurrentSession: boolean;
-  deviceType: string | null;
-  name: string | null;
-  createdTime: number | null;
-  lastAccessTime: number | null;
-  scope: string[] | null;
-  location: Record<string, never>;
-  userAgent: string;
-  os: string | null;
-}
+/** The wire entry without its formatted times: what each source contributes and the merge joins. */
+export type AttachedClientEntry = Omit<AttachedClient, 'createdTimeFormatted' | 'lastAccessTimeFormatted' | 'approximateLastAccessTime' | 'approximateLastAccessTimeFormatted'>;
 
 /** "Firefox 120.0" from the session's User-Agent facts; empty when unknown. */
 export function userAgentOf(s: Session): string {
   return [s.ua.browser, s.ua.browserVersion].filter(Boolean).join(' ');
 }
 
-/** The entries of the account's sessions, each with the device registered on it. */
-export function sessionEntries(sessions: Session[], devices: Device[], currentSessionId: string): AttachedClient[] {
+/** The entries of the account's sessions, each with the device registered on it and the provider that opened it. */
+export function sessionEntries(sessions: Session[], devices: Device[], currentSessionId: string, providers: ReadonlyMap<string, string> = new Map()): AttachedClientEntry[] {
   const bySession = new Map(devices.filter((d) => d.sessionId).map((d) => [d.sessionId!, d]));
   return sessions.map((s) => {
     const device = bySession.get(s.id);
@@ -50,6 +38,7 @@ export function sessionEntries(sessions: Session[], devices: Device[], currentSe
       location: {},
       userAgent: userAgentOf(s),
       os: s.ua.os,
+      providerId: providers.get(s.id) ?? null,
     };
   });
 }
@@ -62,9 +51,9 @@ const earlier = (a: number | null, b: number | null) => (a === null ? b : b === 
  * the first non-null value; times the earliest creation and latest use). Then keeps the entries
  * used since `idleSince` (the caller's own always), most recently used first, at most 500.
  */
-export function mergeAttachedClients(sources: AttachedClient[][], idleSince: number | undefined): AttachedClient[] {
-  const merged: AttachedClient[] = [];
-  const byDevice = new Map<string, AttachedClient>();
+export function mergeAttachedClients(sources: AttachedClientEntry[][], idleSince: number | undefined): AttachedClientEntry[] {
+  const merged: AttachedClientEntry[] = [];
+  const byDevice = new Map<string, AttachedClientEntry>();
   for (const entry of sources.flat()) {
     const same = entry.deviceId ? byDevice.get(entry.deviceId) : undefined;
     if (!same) {
@@ -73,7 +62,7 @@ export function mergeAttachedClients(sources: AttachedClient[][], idleSince: num
       if (copy.deviceId) byDevice.set(copy.deviceId, copy);
       continue;
     }
-    for (const key of ['clientId', 'sessionTokenId', 'refreshTokenId', 'deviceType', 'name', 'scope', 'os'] as const) {
+    for (const key of ['clientId', 'sessionTokenId', 'refreshTokenId', 'deviceType', 'name', 'scope', 'os', 'providerId'] as const) {
       (same as unknown as Record<string, unknown>)[key] ??= entry[key];
     }
     same.userAgent ||= entry.userAgent;
@@ -85,4 +74,16 @@ export function mergeAttachedClients(sources: AttachedClient[][], idleSince: num
     .filter((e) => e.isCurrentSession || idleSince === undefined || (e.lastAccessTime ?? 0) >= idleSince)
     .sort((a, b) => (b.lastAccessTime ?? 0) - (a.lastAccessTime ?? 0))
     .slice(0, ATTACHED_CLIENTS_MAX);
+}
+
+/** The merged entries as the wire shows them: every key present, times also as "5 minutes ago" in `locale`. */
+export function formatAttachedClients(entries: AttachedClientEntry[], now: number, locale: string): AttachedClient[] {
+  const ago = (t: number | null) => (t === null ? null : formatTimeAgo(t, now, locale));
+  return entries.map((e) => ({
+    ...e,
+    createdTimeFormatted: ago(e.createdTime),
+    lastAccessTimeFormatted: ago(e.lastAccessTime),
+    approximateLastAccessTime: null,
+    approximateLastAccessTimeFormatted: null,
+  }));
 }

@@ -26,6 +26,7 @@ export function createDevicesDomain(deps: DevicesDomainDeps): Domain<DevicesServ
       onAccountDeleted: (trx, uid) => devices.accountDeleted(trx, uid),
       onPasswordChanged: (trx, uid, keep) => devices.passwordChanged(trx, uid, keep),
       onPasswordReset: (trx, uid) => devices.passwordReset(trx, uid),
+      onAccountChanged: (trx, uid, change) => devices.accountChanged(trx, uid, change),
     },
   };
 }

@@ -1,77 +1,18 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { credentialsOf } from '../../http/auth.js';
 import { contextOf } from '../../http/context.js';
 import { responses } from '../../http/responses.js';
 import { hex, sessionTokenId } from '../../http/schemas.js';
-import { DISPLAY_SAFE_PATTERN } from './rules.js';
+import {
+  AttachedClient, availableCommands, COMMAND_NAME, Device, deviceId, ListedDevice, location, name, nullable, pushAuthKey, pushCallback, pushPublicKey, type,
+} from './schemas.js';
 import type { DevicesService } from './service.js';
 
 // The device routes of spec 1 §7 (protocol.md §5.7, §5.8): registering the calling session's
 // device, listing and destroying devices, and the attached-clients view of everything signed in.
 
 const TAG = 'Devices';
-
-const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-const deviceId = hex(32, 'A device id: 16 bytes as 32 hex characters.');
-const COMMAND_NAME = '^[a-zA-Z0-9._/:-]{1,100}$';
-const availableCommands = Type.Unsafe<Record<string, string>>({
-  type: 'object',
-  propertyNames: { pattern: COMMAND_NAME },
-  additionalProperties: { type: 'string', maxLength: 2048 },
-  description: 'The commands the device accepts: command name (1–100 letters, digits and `. _ / - :`) → the data it publishes for it (at most 2048 characters), e.g. the keys a sender encrypts a tab to.',
-});
-const name = Type.String({ maxLength: 255, pattern: DISPLAY_SAFE_PATTERN, description: 'The device\'s name: at most 255 characters, display-safe (no control, private-use or bidirectional-override characters; emoji are fine).' });
-const type = Type.String({ maxLength: 16, pattern: DISPLAY_SAFE_PATTERN, description: 'What kind of device: desktop, mobile, tablet, vr, tv; at most 16 characters.' });
-const pushCallback = Type.String({
-  maxLength: 255, pattern: '^(?:https://.*)?$',
-  description: 'The Web Push subscription endpoint: an https URL of at most 255 characters on a host of PUSH_ALLOWED_HOSTS (the real push services by default). Empty: no push.',
-});
-const pushPublicKey = Type.String({ maxLength: 88, pattern: '^[A-Za-z0-9_-]*$', description: 'The subscription\'s P-256 public key (`p256dh`), base64url; pushes are encrypted to it (aes128gcm, RFC 8291).' });
-const pushAuthKey = Type.String({ maxLength: 24, pattern: '^[A-Za-z0-9_-]*$', description: 'The subscription\'s 16-byte auth secret, base64url.' });
-const location = Type.Object({}, { description: 'Where the device was last used; empty: Tessera does not locate clients.' });
-
-const Device = Type.Object({
-  id: deviceId,
-  createdAt: Type.Integer({ description: 'When it was registered (ms).' }),
-  name: nullable(Type.String()),
-  type: nullable(Type.String()),
-  pushCallback: nullable(Type.String()),
-  pushPublicKey: nullable(Type.String()),
-  pushAuthKey: nullable(Type.String()),
-  pushEndpointExpired: Type.Boolean({ description: 'The push service said the endpoint is gone (404/410); a new subscription clears it.' }),
-  availableCommands,
-});
-
-const ListedDevice = Type.Object({
-  id: deviceId,
-  isCurrentDevice: Type.Boolean({ description: 'It is registered on the session that asks.' }),
-  lastAccessTime: Type.Integer({ description: 'Last use of its session (ms; written at most hourly).' }),
-  location,
-  name: nullable(Type.String()),
-  type: nullable(Type.String({ description: 'As registered, else the kind of device its session\'s User-Agent names.' })),
-  pushCallback: nullable(Type.String()),
-  pushPublicKey: nullable(Type.String()),
-  pushAuthKey: nullable(Type.String()),
-  pushEndpointExpired: Type.Boolean(),
-  availableCommands,
-});
-
-const AttachedClient = Type.Object({
-  clientId: nullable(Type.String({ description: 'The OAuth client of a refresh token.' })),
-  deviceId: nullable(deviceId),
-  sessionTokenId: nullable(Type.String({ description: 'The session\'s handle: names it to /account/attached_client/destroy and /session/destroy, and is not a token (presented as one, it is refused).' })),
-  refreshTokenId: nullable(Type.String()),
-  isCurrentSession: Type.Boolean(),
-  deviceType: nullable(Type.String()),
-  name: nullable(Type.String({ description: 'The device\'s name, else "<browser> on <OS>" from the session\'s User-Agent.' })),
-  createdTime: nullable(Type.Integer({ description: 'ms' })),
-  lastAccessTime: nullable(Type.Integer({ description: 'ms; written at most hourly.' })),
-  scope: nullable(Type.Array(Type.String())),
-  location,
-  userAgent: Type.String({ description: 'Browser and version from the session\'s User-Agent; empty when unknown.' }),
-  os: nullable(Type.String()),
-});
 
 const idleQuery = Type.Object({
   filterIdleDevicesTimestamp: Type.Optional(Type.Integer({ minimum: 0, description: 'Leave out what was last used before this time (ms); the caller\'s own entry stays.' })),
@@ -120,7 +61,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ devices: DevicesService }
       querystring: idleQuery,
       response: responses(Type.Array(ListedDevice), [], { auth: true }),
     },
-  }, async (req) => devices.list(credentialsOf(req, 'sessionToken'), req.query.filterIdleDevicesTimestamp));
+  }, async (req) => devices.list(credentialsOf(req, 'sessionToken'), req.query.filterIdleDevicesTimestamp, contextOf(req).acceptLanguage));
 
   app.post('/account/device/destroy', {
     config: { auth: 'sessionTokenVerified' },
@@ -143,7 +84,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ devices: DevicesService }
       querystring: idleQuery,
       response: responses(Type.Array(AttachedClient), [], { auth: true }),
     },
-  }, async (req) => devices.attachedClients(credentialsOf(req, 'sessionToken'), req.query.filterIdleDevicesTimestamp));
+  }, async (req) => devices.attachedClients(credentialsOf(req, 'sessionToken'), req.query.filterIdleDevicesTimestamp, contextOf(req).acceptLanguage));
 
   app.post('/account/attached_client/destroy', {
     config: { auth: 'sessionTokenVerified' },

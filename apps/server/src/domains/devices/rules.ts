@@ -3,13 +3,8 @@ import { appError } from '@tessera/errors';
 
 // The device rules that schemas cannot say: the push keys must be usable for RFC 8291 encryption.
 
-/**
- * Display-safe text (spec 1 §5, device name): no control characters, lone surrogates, private-use
- * or unassigned-special code points, line or paragraph separators, bidirectional overrides and
- * isolates (they reorder what follows them and can disguise a name). Characters outside the BMP
- * (emoji) are fine. A JSON Schema pattern: Ajv compiles it with the `u` flag.
- */
-export const DISPLAY_SAFE_PATTERN = '^[^\\p{Cc}\\p{Cs}\\p{Co}\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069\\uFFF9-\\uFFFC\\uFFFE\\uFFFF]*$';
+// Display-safe text is a platform rule now (http/schemas.ts): recovery key hints use it too.
+export { DISPLAY_SAFE_PATTERN } from '../../http/schemas.js';
 
 function invalid(key: string, message: string): never {
   throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: [key], rule: 'push-key', message } }, `Invalid parameter in request body: ${message}`);

@@ -2,16 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { appError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
+import type { AccountChange } from '../../domain.js';
 import type { RequestContext } from '../../http/context.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
 import { describeDevice, isSessionVerified, type Session, type SessionsService } from '../sessions/index.js';
-import { mergeAttachedClients, sessionEntries, userAgentOf } from './attached-clients.js';
+import { formatAttachedClients, mergeAttachedClients, sessionEntries } from './attached-clients.js';
+import { deprecatedSessionList, deviceReply, listedDevices } from './lists.js';
 import { pushCallbackProblem, type PushHost } from './push-hosts.js';
 import { deleteExpiredCommands, insertCommand, listCommands } from './commands.js';
 import { ACCOUNT_EVENT_TTL_SECONDS, pushEvents } from './push-events.js';
 import { checkPushKeys } from './rules.js';
+import type { AttachedClient, ListedDevice } from './schemas.js';
+import { timeLocaleOf } from './time-format.js';
 import {
   deleteDevice, deleteDeviceOfSession, deleteOtherDevices, findDevice, findDeviceOfSession, insertDevice, listDevices, markPushEndpointExpired, moveDevice, updateDevice,
   type Device,
@@ -21,7 +25,8 @@ import {
 export interface Pusher {
   enqueue(job: {
     subscription: { endpoint: string; publicKey: string; authKey: string };
-    payload: Record<string, unknown>;
+    /** Null: a push without payload (the account's state changed). */
+    payload: Record<string, unknown> | null;
     ttlSeconds: number;
     onGone: () => Promise<void>;
   }): boolean;
@@ -42,6 +47,8 @@ export interface DevicesDeps {
   };
   /** How long a confirmation code lives: the push carrying it is kept as long. */
   codeLifetimeSeconds: number;
+  /** The account's sessions opened by a Google or Apple sign-in (handle → provider); from the linked-accounts domain. */
+  sessionProviders?: (uid: string) => Promise<Map<string, string>>;
 }
 
 /** Largest command payload, as JSON (spec 1 §5). */
@@ -62,21 +69,6 @@ export interface DeviceInput {
   availableCommands?: Record<string, string> | undefined;
 }
 
-/** A device as the device routes show it. */
-export function deviceReply(d: Device) {
-  return {
-    id: d.id,
-    createdAt: d.createdAt,
-    name: d.name,
-    type: d.type,
-    pushCallback: d.pushCallback,
-    pushPublicKey: d.pushPublicKey,
-    pushAuthKey: d.pushAuthKey,
-    pushEndpointExpired: d.pushEndpointExpired,
-    availableCommands: d.availableCommands,
-  };
-}
-
 function tooLarge(key: string, message: string): never {
   throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: [key], rule: 'maxLength', message } }, `Invalid parameter in request body: ${message}`);
 }
@@ -92,7 +84,7 @@ export class DevicesService {
    * Queues one push per device that has a live endpoint; returns at once. A 404/410 from the push
    * service flags the endpoint expired; other failures are logged by the queue.
    */
-  pushTo(devices: Device[], payload: Record<string, unknown>, ttlSeconds: number): void {
+  pushTo(devices: Device[], payload: Record<string, unknown> | null, ttlSeconds: number): void {
     for (const d of devices) {
       if (!d.pushCallback || d.pushEndpointExpired) continue;
       const endpoint = d.pushCallback;
@@ -169,25 +161,14 @@ export class DevicesService {
     return deviceReply(device);
   }
 
-  /** GET /account/devices: the account's devices, most recently used first. */
-  async list(session: Session, idleSince: number | undefined) {
-    const { db, sessions } = this.deps;
+  /**
+   * GET /account/devices: the account's devices, most recently used first, with their last use
+   * also as a relative time in `languages` (Accept-Language, most preferred first).
+   */
+  async list(session: Session, idleSince: number | undefined, languages: string | null): Promise<ListedDevice[]> {
+    const { db, sessions, clock } = this.deps;
     const [all, devices] = await Promise.all([sessions.listOf(db, session.uid), listDevices(db, session.uid)]);
-    const bySession = new Map(all.map((s) => [s.id, s]));
-    return devices
-      .map((d) => {
-        const s = d.sessionId ? bySession.get(d.sessionId) : undefined;
-        return {
-          ...deviceReply(d),
-          type: d.type ?? s?.ua.deviceType ?? null,
-          isCurrentDevice: d.sessionId === session.id,
-          lastAccessTime: s?.lastAccessTime ?? d.createdAt,
-          location: {},
-        };
-      })
-      .filter((d) => d.isCurrentDevice || idleSince === undefined || d.lastAccessTime >= idleSince)
-      .sort((a, b) => b.lastAccessTime - a.lastAccessTime)
-      .map(({ createdAt: _createdAt, ...d }) => d);
+    return listedDevices(devices, all, session.id, idleSince, clock.now(), timeLocaleOf(languages));
   }
 
   /** POST /account/device/destroy: the device goes, and the session it is registered on. */
@@ -202,11 +183,14 @@ export class DevicesService {
     this.pushTo(await listDevices(db, device.uid), pushEvents.deviceDisconnected(device.id), ACCOUNT_EVENT_TTL_SECONDS);
   }
 
-  /** GET /account/attached_clients. */
-  async attachedClients(session: Session, idleSince: number | undefined) {
-    const { db, sessions } = this.deps;
-    const [all, devices] = await Promise.all([sessions.listOf(db, session.uid), listDevices(db, session.uid)]);
-    return mergeAttachedClients([sessionEntries(all, devices, session.id)], idleSince);
+  /** GET /account/attached_clients, times also relative in `languages` (Accept-Language). */
+  async attachedClients(session: Session, idleSince: number | undefined, languages: string | null): Promise<AttachedClient[]> {
+    const { db, sessions, clock } = this.deps;
+    const [all, devices, providers] = await Promise.all([
+      sessions.listOf(db, session.uid), listDevices(db, session.uid), this.deps.sessionProviders?.(session.uid) ?? new Map<string, string>(),
+    ]);
+    const merged = mergeAttachedClients([sessionEntries(all, devices, session.id, providers)], idleSince);
+    return formatAttachedClients(merged, clock.now(), timeLocaleOf(languages));
   }
 
   /**
@@ -241,24 +225,7 @@ export class DevicesService {
   async sessionsList(session: Session) {
     const { db, sessions } = this.deps;
     const [all, devices] = await Promise.all([sessions.listOf(db, session.uid), listDevices(db, session.uid)]);
-    const bySession = new Map(devices.filter((d) => d.sessionId).map((d) => [d.sessionId!, d]));
-    return all.map((s) => {
-      const d = bySession.get(s.id);
-      return {
-        id: s.id,
-        createdTime: s.createdAt,
-        lastAccessTime: s.lastAccessTime,
-        userAgent: userAgentOf(s),
-        os: s.ua.os,
-        deviceType: d?.type ?? s.ua.deviceType,
-        isCurrentDevice: s.id === session.id,
-        isDevice: d !== undefined,
-        deviceId: d?.id ?? null,
-        deviceName: d?.name ?? null,
-        deviceAvailableCommands: d?.availableCommands ?? null,
-        location: {},
-      };
-    });
+    return deprecatedSessionList(all, devices, session.id);
   }
 
   // ---- hooks
@@ -364,6 +331,18 @@ export class DevicesService {
     const before = await listDevices(trx, uid);
     await deleteOtherDevices(trx, uid, null);
     this.pushTo(before, pushEvents.passwordReset(), ACCOUNT_EVENT_TTL_SECONDS);
+  }
+
+  /**
+   * The account changed in a way its devices show or check (`AccountChange`, domain.ts): every
+   * device is pushed `fxaccounts:profile_updated` (re-read the profile) or, for `state`, a push
+   * without payload (re-check the account's and the session's state). The lifecycle hook that
+   * `AccountRecords.accountChanged` runs: a domain changing the profile (secondary emails, two-step)
+   * calls that, inside its transaction.
+   */
+  async accountChanged(trx: Executor, uid: string, change: AccountChange): Promise<void> {
+    const payload = change === 'profile' ? pushEvents.profileUpdated() : pushEvents.accountStateChanged();
+    this.pushTo(await listDevices(trx, uid), payload, ACCOUNT_EVENT_TTL_SECONDS);
   }
 
   /** The account is being deleted: every device goes, and is told. */

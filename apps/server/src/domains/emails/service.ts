@@ -136,8 +136,11 @@ export class Confirmations implements SigninConfirmations {
     if (result === 'spent') throw appError('INVALID_TOKEN', { detail: 'Too many wrong codes: this session has ended; sign in again' });
     const signup = !account.emailVerified;
     await db.transaction().execute(async (trx) => {
+      // Either change is pushed to the account's devices (the address's by markEmailVerified); a
+      // session a racing request confirmed first is not pushed twice.
       if (signup) await records.markEmailVerified(trx, account.uid, now);
-      await sessions.markVerified(trx, session.id, 'email-2fa', now);
+      const confirmed = await sessions.markVerified(trx, session.id, 'email-2fa', now);
+      if (!signup && confirmed) await records.accountChanged(trx, account.uid, 'state');
       await sessions.clearCode(trx, session.id);
       await securityEvents.record(trx, account.uid, { name: signup ? 'account.email_verified' : 'account.login.confirmed', ctx, verified: true, additionalInfo: { method: 'code' } });
     });
@@ -175,6 +178,7 @@ export class Confirmations implements SigninConfirmations {
     await db.transaction().execute(async (trx) => {
       const verifiedEmail = isEmailCode && (await records.markEmailVerified(trx, uid, now));
       confirmed = await sessions.markVerifiedByVerificationId(trx, uid, code, 'email', now);
+      if (confirmed > 0 && !verifiedEmail) await records.accountChanged(trx, uid, 'state');
       if (verifiedEmail || confirmed > 0) {
         await this.deps.securityEvents.record(trx, uid, { name: verifiedEmail ? 'account.email_verified' : 'account.login.confirmed', ctx, verified: true, additionalInfo: { method: 'link' } });
       }

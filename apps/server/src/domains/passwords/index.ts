@@ -19,6 +19,8 @@ export function createPasswordsDomain(deps: PasswordsDeps): Domain<PasswordsServ
       // A code requested under the old password must not outlive it.
       onPasswordChanged: (trx, uid) => deleteForgotOtp(trx, uid),
       onPasswordReset: deleteForgotOtp,
+      // The code went to the old primary, which can no longer reset the password (145).
+      onPrimaryEmailChanged: deleteForgotOtp,
     },
   };
 }

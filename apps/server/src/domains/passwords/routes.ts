@@ -6,6 +6,7 @@ import { responses } from '../../http/responses.js';
 import {
   authPW, body, clientSalt, passwordBody, email, hex, hexUpTo, keysQuery, metricsContext, redirectTo, resume, service, sessionTokenId, uid, wrapKb,
 } from '../../http/schemas.js';
+import { mfaAuth } from '../mfa/index.js';
 import type { PasswordsService } from './service.js';
 
 const TAG = 'Password';
@@ -45,6 +46,23 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
       }), ['SERVER_BUSY'], { auth: true }),
     },
   }, async (req) => passwords.changeFinish(credentialsOf(req, 'passwordChangeToken'), { ...req.body, keys: req.query.keys === true }, contextOf(req)));
+
+  app.post('/mfa/password/change', {
+    config: {
+      auth: mfaAuth('password'), stretches: true,
+      rateLimit: { actions: ['passwordChange'], failed: { INCORRECT_PASSWORD: 'passwordChangeStartFailed' } },
+    },
+    schema: {
+      tags: [TAG], summary: 'Change the password with an MFA token',
+      description: 'Start and finish of a password change in one request, with an MFA token scoped `mfa:password` instead of a session: proves `oldAuthPW` (stretched with `email`, by default the primary address), sets the new password (`wrapKb` is kB re-wrapped with the new unwrapBKey, so kB is unchanged), ends every other session and token, and returns a new session in the state of the session the token was issued to, which ends too. The MFA token ends with its session.',
+      querystring: Type.Object({ keys: Type.Optional(keysQuery) }),
+      body: passwordBody({ email: Type.Optional(email('The address the current password was stretched with.')), oldAuthPW: hex(64), authPW, wrapKb, ...v2Fields }),
+      response: responses(Type.Object({
+        uid: Type.Optional(uid), sessionToken: Type.Optional(hex64), verified: Type.Optional(Type.Boolean()), authAt: Type.Optional(Type.Integer()),
+        keyFetchToken: Type.Optional(hex64), keyFetchToken2: Type.Optional(hex64),
+      }), ['ACCOUNT_UNKNOWN', 'INCORRECT_PASSWORD', 'INCORRECT_EMAIL_CASE', 'SERVER_BUSY']),
+    },
+  }, async (req) => passwords.changeWithMfa(credentialsOf(req, 'mfa'), { ...req.body, keys: req.query.keys === true }, contextOf(req)));
 
   app.post('/password/forgot/send_code', {
     config: { auth: 'none', rateLimit: { actions: ['passwordForgotSendCode'] } },
@@ -116,10 +134,10 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
   }, async (req) => passwords.forgotVerifyOtp(req.body.email, req.body.code));
 
   app.post('/account/reset', {
-    config: { auth: 'accountResetToken', stretches: true },
+    config: { auth: 'accountResetToken', stretches: true, rateLimit: { actions: [], failed: { RECOVERY_KEY_INVALID: 'recoveryKeyCheckFailed' } } },
     schema: {
       tags: [TAG], summary: 'Reset the password',
-      description: 'Sets a new password with the accountResetToken (spent once the request passes schema validation, even when it then fails). Without a recovery key kB is replaced: v1 gets a random one; a v2 client sends wrapKb, wrapKbVersion2 and clientSalt for the kB it chose. Ends every session and token. `sessionToken: true` returns a new confirmed session; `?keys=true` needs it.',
+      description: 'Sets a new password with the accountResetToken (spent once the request passes schema validation, even when it then fails). Without a recovery key kB is replaced (and any recovery key deleted): v1 gets a random one; a v2 client sends wrapKb, wrapKbVersion2 and clientSalt for the kB it chose. With `recoveryKeyId` and `wrapKb` (kB from GET /recoveryKey/{recoveryKeyId}, re-wrapped) kB is kept and the key is spent (158 no key, 159 another key). Ends every session and token. `sessionToken: true` returns a new confirmed session; `?keys=true` needs it.',
       querystring: Type.Object({ keys: Type.Optional(keysQuery) }),
       body: passwordBody({
         authPW, wrapKb: Type.Optional(wrapKb), ...v2Fields,
@@ -131,7 +149,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
         uid: Type.Optional(uid), sessionToken: Type.Optional(hex64), emailVerified: Type.Optional(Type.Boolean()), sessionVerified: Type.Optional(Type.Boolean()),
         verified: Type.Optional(Type.Boolean()), authAt: Type.Optional(Type.Integer()), verificationMethod: Type.Optional(Type.String()),
         keyFetchToken: Type.Optional(hex64), keyFetchTokenVersion2: Type.Optional(hex64),
-      }), ['RECOVERY_KEY_NOT_FOUND', 'SERVER_BUSY'], { auth: true }),
+      }), ['RECOVERY_KEY_NOT_FOUND', 'RECOVERY_KEY_INVALID', 'SERVER_BUSY'], { auth: true }),
     },
   }, async (req) => passwords.reset(credentialsOf(req, 'accountResetToken').uid, { ...req.body, keys: req.query.keys === true }, contextOf(req)));
 

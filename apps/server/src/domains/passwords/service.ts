@@ -8,12 +8,14 @@ import type { ScryptPool } from '../../crypto/scrypt-pool.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Database } from '../../storage/schema.js';
+import { normalizeEmail } from '../../email-address.js';
 import {
-  checkPasswordInput, matchPassword, newPassword,
+  checkPasswordInput, matchPassword, newPassword, passwordEmailOf,
   type Account, type AccountRecords, type AccountsService, type PasswordInput,
 } from '../accounts/index.js';
+import type { RecoveryKeysService } from '../recovery-keys/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
-import { isSessionVerified, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
+import { isSessionVerified, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import type { PasswordChangeToken, PasswordForgotToken, TokensService } from '../tokens/index.js';
 import { deleteForgotOtp, replaceForgotOtp, spendForgotOtpTry } from './store.js';
 
@@ -29,6 +31,8 @@ export interface PasswordsDeps {
   accounts: AccountsService;
   sessions: SessionsService;
   tokens: TokensService;
+  /** Spends the recovery key a reset names (protocol.md §4.8). */
+  recoveryKeys: RecoveryKeysService;
   /** Records password changes, resets and reset requests. */
   securityEvents: SecurityEvents;
   secret: string;
@@ -66,22 +70,34 @@ export class PasswordsService {
 
   // ---- change ------------------------------------------------------------------------------
 
+  /**
+   * The session's account, when `email` is one of its addresses or the address its v1 password was
+   * stretched with (after a change of primary that address may be gone from the account).
+   */
+  private async changingAccount(uid: string, email: string): Promise<Account> {
+    const { db, records } = this.deps;
+    const found = await records.findByEmail(db, email);
+    if (found?.account.uid === uid) return found.account;
+    const account = await records.find(db, uid);
+    if (!account || normalizeEmail(passwordEmailOf(account)) !== normalizeEmail(email)) throw appError('ACCOUNT_UNKNOWN', { email });
+    return account;
+  }
+
   /** POST /password/change/start: proves the old password; returns the change and key tokens. */
   async changeStart(session: SessionWithAccount, email: string, oldAuthPW: string, ctx: RequestContext) {
-    const { db, clock, records, tokens } = this.deps;
-    const found = await records.findByEmail(db, email);
-    if (!found || found.account.uid !== session.uid) throw appError('ACCOUNT_UNKNOWN', { email });
-    const match = await this.deps.accounts.checkPassword(found.account, email, oldAuthPW, ctx);
+    const { db, clock, tokens } = this.deps;
+    const account = await this.changingAccount(session.uid, email);
+    const match = await this.deps.accounts.checkPassword(account, email, oldAuthPW, ctx);
     const now = clock.now();
     const { passwordChangeToken, keyFetchToken } = await db.transaction().execute(async (trx) => ({
       passwordChangeToken: await tokens.createPasswordChangeToken(trx, session.uid, now),
       // The old kB leaves only this way: in a bundle under a token the password just proved.
-      keyFetchToken: await tokens.createKeyFetchToken(trx, { uid: session.uid, kA: found.account.kA, wrapKb: match.wrapKb, sessionTokenId: null, now }),
+      keyFetchToken: await tokens.createKeyFetchToken(trx, { uid: session.uid, kA: account.kA, wrapKb: match.wrapKb, sessionTokenId: null, now }),
     }));
     return {
       ...(match.version === 2 ? { keyFetchToken2: keyFetchToken } : { keyFetchToken }),
       passwordChangeToken,
-      verified: found.account.emailVerified,
+      verified: account.emailVerified,
     };
   }
 
@@ -91,13 +107,43 @@ export class PasswordsService {
    * except for a v1→v2 upgrade (same password, version-2 fields added), which ends nothing.
    */
   async changeFinish(token: PasswordChangeToken, input: PasswordInput & { sessionToken?: string | undefined; keys: boolean }, ctx: RequestContext) {
-    const { db, clock, scrypt, mailer, records, sessions, tokens } = this.deps;
+    const { db, records, sessions } = this.deps;
     checkPasswordInput(input, { requireWrapKb: true });
     const account = await records.find(db, token.uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
     const old = input.sessionToken ? await sessions.findNamed(db, account.uid, input.sessionToken) : null;
     if (input.sessionToken && !old) throw appError('INVALID_TOKEN', { detail: 'sessionToken does not name a session of this account' });
+    return this.applyChange(account, old, input, ctx);
+  }
 
+  /**
+   * POST /mfa/password/change (protocol.md §5.10): start and finish in one request, authorised by
+   * an MFA token scoped `mfa:password`. The old password is proven here as /password/change/start
+   * would; the change itself is finish's, with the token's session as the one the caller keeps
+   * (so the reply always holds a new session).
+   */
+  async changeWithMfa(
+    caller: { uid: string; session: Session },
+    input: PasswordInput & { email?: string | undefined; oldAuthPW: string; keys: boolean },
+    ctx: RequestContext,
+  ) {
+    const { db, records } = this.deps;
+    checkPasswordInput(input, { requireWrapKb: true });
+    const found = input.email !== undefined ? await records.findByEmail(db, input.email) : null;
+    if (input.email !== undefined && found?.account.uid !== caller.uid) throw appError('ACCOUNT_UNKNOWN', { email: input.email });
+    const account = found?.account ?? await records.find(db, caller.uid);
+    if (!account) throw appError('ACCOUNT_UNKNOWN', {});
+    // The v1 authPW was stretched with the address the client names (or the current primary).
+    await this.deps.accounts.checkPassword(account, input.email ?? account.email, input.oldAuthPW, ctx);
+    return this.applyChange(account, caller.session, input, ctx);
+  }
+
+  /**
+   * The change itself, for both routes: new verifiers; then, unless it is a v1→v2 upgrade, a new
+   * session in `old`'s state and the end of every other session and token.
+   */
+  private async applyChange(account: Account, old: Session | null, input: PasswordInput & { keys: boolean }, ctx: RequestContext) {
+    const { db, clock, scrypt, mailer, records, sessions, tokens } = this.deps;
     const upgrade = input.authPWVersion2 !== undefined && account.clientSalt === null
       && (await matchPassword(scrypt, account, input.authPW.toLowerCase()))?.version === 1;
     const password = await newPassword(scrypt, input);
@@ -207,7 +253,7 @@ export class PasswordsService {
     if (!token || token.tries <= 0) return null;
     const { ttl } = this.forgotReply(token);
     const account = ttl > 0 ? await this.deps.records.find(this.deps.db, token.uid) : undefined;
-    return account ? { ttl, email: account.email } : null;
+    return account ? { ttl, email: passwordEmailOf(account) } : null;
   }
 
   /** GET /password/forgot/status. */
@@ -275,50 +321,64 @@ export class PasswordsService {
     }
     await deleteForgotOtp(db, account.uid);
     const { data, code: passCode } = await this.issueForgotToken(account);
-    return { code: passCode, emailToHashWith: account.email, token: data, uid: account.uid };
+    // onepw v1: the new password is stretched with the same address as the old one, which after a
+    // change of primary is not the primary (accounts.password_email).
+    return { code: passCode, emailToHashWith: passwordEmailOf(account), token: data, uid: account.uid };
   }
 
   // ---- reset and create --------------------------------------------------------------------
 
   /**
-   * POST /account/reset. A new password with a new authSalt; without client-supplied wrapKbs kB
-   * is new (keysChangedAt moves). Every session, token and OAuth token of the account ends; the
-   * reset proves the address, so it counts as confirmed.
+   * POST /account/reset. A new password with a new authSalt; every session, token and OAuth token
+   * of the account ends; the reset proves the address, so it counts as confirmed.
+   *
+   * kB: without a recovery key it is new (random for a v1 client, the client's choice for a v2 one)
+   * and keysChangedAt moves. With `recoveryKeyId` the client sends kB re-wrapped (`wrapKb`), having
+   * opened recoveryData with the key: the key must be the account's (158/159) and is spent in the
+   * same transaction, kB is unchanged and keysChangedAt stays (protocol.md §4.8, keysHaveChanged
+   * false). The fingerprint is what proves the key: a reset token alone (access to the email) and
+   * a stale or guessed id keep nothing.
    */
   async reset(
     uid: string,
     input: PasswordInput & { recoveryKeyId?: string | undefined; sessionToken?: boolean | undefined; keys: boolean },
     ctx: RequestContext,
   ) {
-    const { db, clock, scrypt, mailer, records, sessions, tokens } = this.deps;
+    const { db, clock, scrypt, mailer, records, sessions, tokens, recoveryKeys } = this.deps;
     checkPasswordInput(input);
     const v2 = input.authPWVersion2 !== undefined;
-    if (input.wrapKb !== undefined && !v2 && input.recoveryKeyId === undefined) {
+    const withKey = input.recoveryKeyId !== undefined;
+    if (input.wrapKb !== undefined && !v2 && !withKey) {
       throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: ['wrapKb'], rule: 'and', message: 'wrapKb needs recoveryKeyId (or the version-2 fields)' } }, 'Invalid parameter in request body: wrapKb needs recoveryKeyId (or the version-2 fields)');
     }
-    if (input.recoveryKeyId !== undefined) {
-      // Account recovery keys arrive with their own issue; until then no key can match.
-      throw appError('RECOVERY_KEY_NOT_FOUND');
+    if (withKey && input.wrapKb === undefined) {
+      // protocol.md §5.12: a reset with a recovery key keeps kB, so the client must send it re-wrapped.
+      throw appError('MISSING_PARAMETER', { param: 'wrapKb' }, 'Missing parameter in request body: wrapKb (kB from recoveryData, wrapped with the new password; required with recoveryKeyId)');
     }
     if (input.keys && input.sessionToken !== true) {
       throw appError('MISSING_PARAMETER', { param: 'sessionToken' }, 'Missing parameter in request body: sessionToken (keys=true needs a new session)');
     }
     const account = await records.find(db, uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
+    // Checked before the stretch too, so a wrong key costs no scrypt; checked again (and spent) below.
+    if (withKey) await recoveryKeys.check(db, uid, input.recoveryKeyId!);
     const password = await newPassword(scrypt, input);
     const now = clock.now();
     const result = await db.transaction().execute(async (trx) => {
-      await records.updatePassword(trx, uid, { ...password.fields, verifierSetAt: now, keysChangedAt: now });
+      // First: of two resets racing with one key, the loser stops here and its transaction rolls back.
+      if (withKey) await recoveryKeys.spendForReset(trx, uid, input.recoveryKeyId!);
+      await records.updatePassword(trx, uid, { ...password.fields, verifierSetAt: now, ...(withKey ? {} : { keysChangedAt: now }) });
       await records.markEmailVerified(trx, uid, now);
       await records.passwordReset(trx, uid);
-      await this.deps.securityEvents.record(trx, uid, { name: 'account.password_reset', ctx, verified: true });
+      await this.deps.securityEvents.record(trx, uid, { name: 'account.password_reset', ctx, verified: true, ...(withKey ? { additionalInfo: { method: 'recovery_key' } } : {}) });
       if (!input.sessionToken) return null;
       const created = await sessions.create(trx, { uid, now, ctx, tokenVerificationId: null, mustVerify: false, reason: null, verifiedWith: 'email' });
       const kft = input.keys ? await tokens.createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKb, sessionTokenId: null, now }) : undefined;
       const kft2 = input.keys && password.wrapKbV2 ? await tokens.createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKbV2, sessionTokenId: null, now }) : undefined;
       return { created, kft, kft2 };
     });
-    await this.notify(mailer, account, 'passwordReset', now);
+    if (withKey) await recoveryKeys.notifyUsed(uid, now);
+    else await this.notify(mailer, account, 'passwordReset', now);
     if (!result) return {};
     return {
       uid,

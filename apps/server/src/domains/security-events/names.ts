@@ -10,7 +10,16 @@ export const SECURITY_EVENTS = {
   'account.email_verified': 'The primary address was confirmed: the sign-up code or link, or the setup link of a stub account (`additionalInfo.method`: `code`, `link` or `setup`).',
   'account.password_changed': 'The password was changed (`/password/change/finish`); the account\'s other sessions ended. Not recorded for a version-1 to version-2 upgrade of the same password.',
   'account.password_reset_requested': 'A password reset code was emailed to the account (`/password/forgot/send_code` or `/password/forgot/send_otp`; `additionalInfo.method`: `code` or `otp`).',
-  'account.password_reset': 'The password was reset with an emailed code (`/account/reset`); every session ended.',
+  'account.password_reset': 'The password was reset with an emailed code (`/account/reset`); every session ended. `additionalInfo.method` is `recovery_key` when a recovery key kept kB; without one, kB and any recovery key are gone.',
+  'account.recovery_key_added': 'A recovery key was stored and counts (`/recoveryKey` with `enabled`, or `/recoveryKey/verify` confirming a pending one; `additionalInfo.replaced`: `true` when it replaced an earlier key).',
+  'account.recovery_key_removed': 'The account\'s recovery key was deleted (`DELETE /recoveryKey`). A password reset that spends or voids the key records `account.password_reset` instead.',
+  'account.secondary_email_added': 'A secondary address was added, unconfirmed (`/recovery_email`).',
+  'account.secondary_email_verified': 'A secondary address was confirmed with its emailed code (`/recovery_email/secondary/verify_code`).',
+  'account.secondary_email_removed': 'A secondary address was removed (`/recovery_email/destroy`).',
+  'account.primary_email_changed': 'A confirmed secondary address became the primary (`/recovery_email/set_primary`); the old primary stays as a secondary address.',
+  'account.linked': 'A Google or Apple account was linked to the account by a sign-in with it (`additionalInfo.provider`).',
+  'account.linked_login': 'A sign-in with a linked Google or Apple account started a new session (`additionalInfo.provider`). `verified` is false while the session waits for the account\'s second factor.',
+  'account.unlinked': 'A Google or Apple link was removed with `/linked_account/unlink`, or Apple reported the person revoked consent or deleted the Apple ID (`additionalInfo.provider`, `additionalInfo.reason`); the sessions it opened ended.',
   'session.destroy': 'A session was signed out with `/session/destroy` (`additionalInfo.session`: `current`, or `other` when it named another session of the account).',
 } as const;
 

@@ -73,6 +73,8 @@ export function createTokensDomain({ db, secrets, config }: TokensDeps): Domain<
       // A new password voids every token the old one could still have produced or spent.
       onPasswordChanged: (trx, uid) => store.deleteShortLivedTokens(trx, uid),
       onPasswordReset: (trx, uid) => store.deleteShortLivedTokens(trx, uid),
+      // Reset codes went to the old primary: they must not outlive it as the account's reset address.
+      onPrimaryEmailChanged: (trx, uid) => store.deleteEmailedTokens(trx, uid),
     },
   };
 }

@@ -147,3 +147,9 @@ export async function deleteShortLivedTokens(db: Executor, uid: string): Promise
   await db.deleteFrom('password_forgot_tokens').where('uid', '=', uid).execute();
   await db.deleteFrom('password_change_tokens').where('uid', '=', uid).execute();
 }
+
+/** The tokens an email gave out (forgot-password and the reset tokens it leads to): after a change of primary. */
+export async function deleteEmailedTokens(db: Executor, uid: string): Promise<void> {
+  await db.deleteFrom('account_reset_tokens').where('uid', '=', uid).execute();
+  await db.deleteFrom('password_forgot_tokens').where('uid', '=', uid).execute();
+}

@@ -1,4 +1,5 @@
 import type { MailContent, Translate } from './render.js';
+import type { MessageKey } from './locales/en.js';
 
 // Every email the server sends, one entry per kind. The portal's reference/emails page is
 // generated from this table (name, when it is sent, subject, the data it carries).
@@ -17,6 +18,8 @@ interface LinkData { link: string }
 interface CodeData { code: string; minutes: number }
 interface DeviceData { device: string }
 interface TimeData { time: string }
+/** The protected actions of an MFA step-up code (protocol.md §4.10). */
+type MfaActionName = '2fa' | 'email' | 'recovery_key' | 'password' | 'passkey';
 
 const define = <D>(t: Template<D>) => t;
 
@@ -56,6 +59,16 @@ export const TEMPLATES = {
     headers: (d) => ({ 'X-Tessera-Code': d.code }),
     code: (d) => d.code,
   }),
+  mfaOtp: define<CodeData & { action: MfaActionName }>({
+    sentWhen: '`POST /mfa/otp/request`: a 6-digit code for `/mfa/otp/verify`, which turns it into an MFA token for one protected action (two-step settings, emails, recovery key, password, passkeys).',
+    content: (t, d) => ({
+      subject: t('mfaOtp.subject', { code: d.code }), heading: t('mfaOtp.heading'),
+      paragraphs: [t('mfaOtp.body', { action: t(`mfaOtp.action.${d.action}` satisfies MessageKey) }), t('mfaOtp.notYou')],
+      code: { value: d.code, minutes: d.minutes },
+    }),
+    headers: (d) => ({ 'X-Tessera-Code': d.code, 'X-Tessera-Mfa-Action': d.action }),
+    code: (d) => d.code,
+  }),
   recoveryEmail: define<Partial<LinkData> & CodeData>({
     sentWhen: '`POST /password/forgot/send_code`: the reset code and a link to the reset page carrying it; `/resend_code`: a new code for the token the client holds (no link).',
     content: (t, d) => ({
@@ -88,9 +101,50 @@ export const TEMPLATES = {
     content: (t, d) => ({ subject: t('passwordReset.subject'), heading: t('passwordReset.heading'), paragraphs: [t('passwordReset.body', { time: d.time })] }),
     headers: () => ({}),
   }),
+  recoveryKeyCreated: define<TimeData>({
+    sentWhen: 'A recovery key was stored and counts: `POST /recoveryKey` with `enabled` (the default; also when it replaces a key), or `/recoveryKey/verify` confirming a pending one.',
+    content: (t, d) => ({ subject: t('recoveryKeyCreated.subject'), heading: t('recoveryKeyCreated.heading'), paragraphs: [t('recoveryKeyCreated.body', { time: d.time }), t('recoveryKeyCreated.notYou')] }),
+    headers: () => ({}),
+  }),
+  recoveryKeyRemoved: define<TimeData>({
+    sentWhen: '`DELETE /recoveryKey` deleted a key that counted.',
+    content: (t, d) => ({ subject: t('recoveryKeyRemoved.subject'), heading: t('recoveryKeyRemoved.heading'), paragraphs: [t('recoveryKeyRemoved.body', { time: d.time }), t('recoveryKeyRemoved.notYou')] }),
+    headers: () => ({}),
+  }),
+  recoveryKeyUsed: define<TimeData>({
+    sentWhen: 'After `/account/reset` with a recovery key (instead of `passwordReset`): the password was reset, the data stayed readable, and the key is spent.',
+    content: (t, d) => ({ subject: t('recoveryKeyUsed.subject'), heading: t('recoveryKeyUsed.heading'), paragraphs: [t('recoveryKeyUsed.body', { time: d.time }), t('recoveryKeyUsed.newKey')] }),
+    headers: () => ({}),
+  }),
   accountDeleted: define<TimeData>({
     sentWhen: 'After `/account/destroy`: the account is gone, so this notice stands in for its security events. Its delivery failing does not fail the deletion.',
     content: (t, d) => ({ subject: t('accountDeleted.subject'), heading: t('accountDeleted.heading'), paragraphs: [t('accountDeleted.body', { time: d.time }), t('accountDeleted.notYou')], footer: 'deleted' }),
+    headers: () => ({}),
+  }),
+  verifySecondaryCode: define<CodeData & { primary: string }>({
+    sentWhen: '`POST /recovery_email` and `/recovery_email/secondary/resend_code`: a 6-digit code for `/recovery_email/secondary/verify_code`, sent to the secondary address being added (and to nothing else: the address is unproven).',
+    content: (t, d) => ({ subject: t('verifySecondaryCode.subject', { code: d.code }), heading: t('verifySecondaryCode.heading'), paragraphs: [t('verifySecondaryCode.body', { primary: d.primary })], code: { value: d.code, minutes: d.minutes }, footer: 'address' }),
+    headers: (d) => ({ 'X-Tessera-Code': d.code }),
+    code: (d) => d.code,
+  }),
+  secondaryEmailAdded: define<{ secondary: string }>({
+    sentWhen: 'After `POST /recovery_email`, to the primary address: a secondary address was added and is waiting for confirmation.',
+    content: (t, d) => ({ subject: t('secondaryEmailAdded.subject'), heading: t('secondaryEmailAdded.heading'), paragraphs: [t('secondaryEmailAdded.body', { secondary: d.secondary })] }),
+    headers: () => ({}),
+  }),
+  secondaryEmailVerified: define<{ secondary: string }>({
+    sentWhen: 'After `/recovery_email/secondary/verify_code`, to the primary address: the secondary address is confirmed.',
+    content: (t, d) => ({ subject: t('secondaryEmailVerified.subject'), heading: t('secondaryEmailVerified.heading'), paragraphs: [t('secondaryEmailVerified.body', { secondary: d.secondary })] }),
+    headers: () => ({}),
+  }),
+  secondaryEmailRemoved: define<{ secondary: string }>({
+    sentWhen: 'After `/recovery_email/destroy`, to the primary address: a secondary address was removed.',
+    content: (t, d) => ({ subject: t('secondaryEmailRemoved.subject'), heading: t('secondaryEmailRemoved.heading'), paragraphs: [t('secondaryEmailRemoved.body', { secondary: d.secondary })] }),
+    headers: () => ({}),
+  }),
+  primaryEmailChanged: define<{ oldPrimary: string; newPrimary: string }>({
+    sentWhen: 'After `/recovery_email/set_primary`, to the old and to the new primary address: sign-in and account email now use the new address.',
+    content: (t, d) => ({ subject: t('primaryEmailChanged.subject'), heading: t('primaryEmailChanged.heading'), paragraphs: [t('primaryEmailChanged.body', { oldPrimary: d.oldPrimary, newPrimary: d.newPrimary })] }),
     headers: () => ({}),
   }),
 } as const;

@@ -17,8 +17,8 @@ export interface PushSubscription {
 
 export interface PushJob {
   subscription: PushSubscription;
-  /** Sent as JSON; empty pushes (no keys) carry no payload. */
-  payload: Record<string, unknown>;
+  /** Sent as JSON; null, or a subscription without keys, sends a push without payload. */
+  payload: Record<string, unknown> | null;
   /** How long the push service keeps it for an offline device (seconds, RFC 8030 §5.2). */
   ttlSeconds: number;
   /** The push service said the endpoint is gone (404 or 410). */
@@ -106,7 +106,7 @@ export class PushQueue {
     try {
       await webpush.sendNotification(
         { endpoint: subscription.endpoint, keys: { p256dh: subscription.publicKey, auth: subscription.authKey } },
-        hasKeys ? JSON.stringify(payload) : null,
+        hasKeys && payload !== null ? JSON.stringify(payload) : null,
         {
           vapidDetails: { subject: this.options.subject, publicKey: this.options.vapid.publicKey, privateKey: this.options.vapid.privateKey },
           contentEncoding: 'aes128gcm',

@@ -8,6 +8,10 @@ import * as m0006 from './0006_add_security_events.js';
 import * as m0007 from './0007_add_stub_client_ids.js';
 import * as m0008 from './0008_add_devices.js';
 import * as m0009 from './0009_add_device_commands.js';
+import * as m0011 from './0011_add_recovery_keys.js';
+import * as m0013 from './0013_add_emails.js';
+import * as m0014 from './0014_add_linked_accounts.js';
+import * as m0015 from './0015_add_mfa_otp_codes.js';
 
 /** What a migration may need beyond the database: the server secret, to rekey stored tokens (0005). */
 export interface MigrationContext {
@@ -34,4 +38,9 @@ export const MIGRATIONS: Record<string, TesseraMigration> = {
   '0007_add_stub_client_ids': m0007,
   '0008_add_devices': m0008,
   '0009_add_device_commands': m0009,
+  '0011_add_recovery_keys': m0011,
+  '0013_add_emails': m0013,
+  '0014_add_linked_accounts': m0014,
+  // 0010–0013 are taken by branches of issues 12 and 13 built at the same time.
+  '0015_add_mfa_otp_codes': m0015,
 };

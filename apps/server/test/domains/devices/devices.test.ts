@@ -64,6 +64,26 @@ describe.each(httpDialects())('devices (%s)', (dialect) => {
     expect(future.map((d) => d.id)).toEqual([da.id]);
   });
 
+  it('formats last access and creation as relative times in the caller\'s language', async () => {
+    const { a, b } = await twoSessions();
+    const da = await t.client.accountDevice(a, { name: 'A' });
+    // Five minutes on: session a's last access is written at most hourly, so it stays where it was.
+    t.clock!.advance(5 * 60_000);
+    const [listed] = await t.client.accountDevices(a);
+    expect(listed).toMatchObject({ id: da.id, lastAccessTimeFormatted: '5 minutes ago', approximateLastAccessTime: null, approximateLastAccessTimeFormatted: null });
+    const clients = await t.client.accountAttachedClients(b);
+    for (const c of clients) expect([c.createdTimeFormatted, c.lastAccessTimeFormatted, c.approximateLastAccessTime]).toEqual(['5 minutes ago', '5 minutes ago', null]);
+
+    // Accept-Language picks the language (its first supported tag), English when none is.
+    const inLanguage = async (path: string, language: string) => {
+      const res = await fetch(`${t.url}/v1${path}`, { headers: { authorization: bearerHeader('sessionToken', deriveTokenKeys('sessionToken', a).tokenId), 'accept-language': language } });
+      return (await res.json()) as { lastAccessTimeFormatted: string }[];
+    };
+    expect((await inLanguage('/account/devices', 'xx, de;q=0.9, en;q=0.8'))[0]?.lastAccessTimeFormatted).toBe('vor 5 Minuten');
+    expect((await inLanguage('/account/attached_clients', 'fr-CA'))[0]?.lastAccessTimeFormatted).toBe('il y a 5 minutes');
+    expect((await inLanguage('/account/devices', 'xx'))[0]?.lastAccessTimeFormatted).toBe('5 minutes ago');
+  });
+
   it('binds one device to a session: a second registration is 124, a foreign id 124 or 123', async () => {
     const { a, b } = await twoSessions();
     const da = await t.client.accountDevice(a, { name: 'first' });
@@ -174,7 +194,10 @@ describe.each(httpDialects())('devices (%s)', (dialect) => {
     const da = await t.client.accountDevice(a, { name: 'Laptop', type: 'desktop' });
     const clients = await t.client.accountAttachedClients(a);
     expect(clients).toHaveLength(2);
-    const KEYS = ['clientId', 'deviceId', 'sessionTokenId', 'refreshTokenId', 'isCurrentSession', 'deviceType', 'name', 'createdTime', 'lastAccessTime', 'scope', 'location', 'userAgent', 'os'];
+    const KEYS = [
+      'clientId', 'deviceId', 'sessionTokenId', 'refreshTokenId', 'isCurrentSession', 'deviceType', 'name', 'createdTime', 'createdTimeFormatted',
+      'lastAccessTime', 'lastAccessTimeFormatted', 'approximateLastAccessTime', 'approximateLastAccessTimeFormatted', 'scope', 'location', 'userAgent', 'os', 'providerId',
+    ];
     for (const c of clients) expect(Object.keys(c).sort()).toEqual([...KEYS].sort());
     const mine = clients.find((c) => c.isCurrentSession)!;
     expect(mine).toMatchObject({ deviceId: da.id, name: 'Laptop', deviceType: 'desktop', clientId: null, refreshTokenId: null, scope: null });

@@ -212,7 +212,7 @@ describe.each(httpDialects())('password flows (%s)', (dialect) => {
     await expectError(t.client.sessionStatus(acct.sessionToken), 'INVALID_TOKEN', 401);
   });
 
-  it('reset without a session reply, keys need a session, recovery keys are not known yet', async () => {
+  it('reset without a session reply, keys need a session, an account without a recovery key has none to name', async () => {
     const acct = await verifiedAccount(t);
     const token = async () => {
       const sent = await t.client.passwordForgotSendCode({ email: acct.email });

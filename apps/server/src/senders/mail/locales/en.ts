@@ -35,6 +35,16 @@ export const en = {
   'passwordForgotOtp.heading': 'Reset your password',
   'passwordForgotOtp.body': 'Use this code to reset your password. Anyone with it can reset your password, so don’t share it.',
 
+  'mfaOtp.subject': 'Your security code: {code}',
+  'mfaOtp.heading': 'Confirm it’s you',
+  'mfaOtp.body': 'Enter this code to confirm that you want to {action} on your Tessera account.',
+  'mfaOtp.notYou': 'If you did not ask for it, someone may be signed in to your account: do not share the code, and change your password.',
+  'mfaOtp.action.2fa': 'change two-step authentication',
+  'mfaOtp.action.email': 'change your email addresses',
+  'mfaOtp.action.recovery_key': 'change your account recovery key',
+  'mfaOtp.action.password': 'change your password',
+  'mfaOtp.action.passkey': 'change your passkeys',
+
   'recoveryEmail.subject': 'Reset your password',
   'recoveryEmail.heading': 'You asked to reset your password',
   'recoveryEmail.body': 'Open the link to choose a new password, or enter the code where you asked for the reset.',
@@ -60,10 +70,45 @@ export const en = {
   'passwordReset.heading': 'Password reset',
   'passwordReset.body': 'The password of your Tessera account was reset at {time} (UTC). All your devices were signed out: sign in again with the new password.',
 
+  'recoveryKeyCreated.subject': 'Account recovery key created',
+  'recoveryKeyCreated.heading': 'Recovery key created',
+  'recoveryKeyCreated.body': 'A recovery key was created for your Tessera account at {time} (UTC). If you forget your password, it lets you reset it without losing your encrypted data. Any earlier recovery key no longer works.',
+  'recoveryKeyCreated.notYou': 'If you did not create it, someone is signed in to your account: change your password and remove the key in your account settings.',
+
+  'recoveryKeyRemoved.subject': 'Account recovery key removed',
+  'recoveryKeyRemoved.heading': 'Recovery key removed',
+  'recoveryKeyRemoved.body': 'The recovery key of your Tessera account was removed at {time} (UTC). If you forget your password now, resetting it will make your encrypted data unreadable.',
+  'recoveryKeyRemoved.notYou': 'If you did not remove it, someone is signed in to your account: change your password and create a new recovery key.',
+
+  'recoveryKeyUsed.subject': 'Your password was reset with your recovery key',
+  'recoveryKeyUsed.heading': 'Password reset with recovery key',
+  'recoveryKeyUsed.body': 'The password of your Tessera account was reset with its recovery key at {time} (UTC). Your encrypted data was kept. All your devices were signed out: sign in again with the new password.',
+  'recoveryKeyUsed.newKey': 'That recovery key is now used up: create a new one in your account settings, and store it somewhere safe.',
+
   'accountDeleted.subject': 'Your account has been deleted',
   'accountDeleted.heading': 'Account deleted',
   'accountDeleted.body': 'Your Tessera account and everything stored with it were deleted at {time} (UTC), from a signed-in session that gave the account password. This cannot be undone.',
   'accountDeleted.notYou': 'If you did not delete it, someone knew your password: change it wherever else you use it. This address is free again for a new account.',
+
+  'verifySecondaryCode.subject': 'Your secondary email confirmation code: {code}',
+  'verifySecondaryCode.heading': 'Confirm your secondary email',
+  'verifySecondaryCode.body': 'The Tessera account {primary} wants to add this address as a secondary email. If that is you, enter this code where you added it. If not, ignore this email: the address is not added without the code.',
+
+  'secondaryEmailAdded.subject': 'A secondary email was added to your account',
+  'secondaryEmailAdded.heading': 'Secondary email added',
+  'secondaryEmailAdded.body': '{secondary} was added to your Tessera account as a secondary email. It becomes usable once it is confirmed with the code sent to it.',
+
+  'secondaryEmailVerified.subject': 'Your secondary email is confirmed',
+  'secondaryEmailVerified.heading': 'Secondary email confirmed',
+  'secondaryEmailVerified.body': '{secondary} is now a confirmed secondary email of your Tessera account. It can be made the primary address of the account.',
+
+  'secondaryEmailRemoved.subject': 'A secondary email was removed from your account',
+  'secondaryEmailRemoved.heading': 'Secondary email removed',
+  'secondaryEmailRemoved.body': '{secondary} is no longer an email of your Tessera account.',
+
+  'primaryEmailChanged.subject': 'Your primary email was changed',
+  'primaryEmailChanged.heading': 'Primary email changed',
+  'primaryEmailChanged.body': 'The primary email of your Tessera account is now {newPrimary} (it was {oldPrimary}). Sign in and account emails use the new address; the old one stays on the account as a secondary email.',
 } as const;
 
 export type MessageKey = keyof typeof en;

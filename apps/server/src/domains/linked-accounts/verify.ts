@@ -1,0 +1,134 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { appError } from '@tessera/errors';
+import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { Clock } from '../../clock.js';
+
+// Checking a provider's signed JWT (an OIDC id_token, or one of Apple's server-to-server
+// notifications) with jose: the signature against the provider's published JWK Set, then `iss`,
+// `aud` (one of our client ids), `exp`/`iat`/`nbf` against the injected clock with a small
+// tolerance, and the nonce when the client sent one (OpenID Connect Core 1.0 §3.1.3.7). A token
+// that fails a check is bad input: 400/107 naming the field, with a message that says which check
+// failed. 500/205, the catalogue's third-party failure, is kept for the provider failing us (its
+// keys cannot be fetched), which a retry may cure. Nothing about the token is logged.
+
+export const PROVIDERS = ['google', 'apple'] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+export interface ProviderSettings {
+  enabled: boolean;
+  clientIds: readonly string[];
+  issuers: readonly string[];
+  jwksUrl: string;
+}
+
+/** Both providers sign id_tokens with RS256 (their discovery documents list only it). */
+const ALGORITHMS = ['RS256'];
+
+/** What a verified id_token says about the person. */
+export interface ProviderIdentity {
+  provider: Provider;
+  /** The provider's stable id of the person. */
+  subject: string;
+  email: string | null;
+  /** The provider vouches for the address (`email_verified`). */
+  emailVerified: boolean;
+  /** Apple: the address is a private relay address (`is_private_email`). */
+  privateEmail: boolean;
+  /** The token's expiry (ms). */
+  expiresAt: number;
+}
+
+/** A provider token that fails a check: 400/107 on the field that carried it. */
+export const refused = (field: string, message: string) =>
+  appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: [field] } }, message);
+
+/** Apple sends some booleans as the strings "true"/"false". */
+const truthy = (v: unknown) => v === true || v === 'true';
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest();
+
+/** The hash a used token is remembered by (hex): the token itself is never stored. */
+export const tokenHash = (token: string) => sha256(token).toString('hex');
+
+export class ProviderTokens {
+  private readonly keySets = new Map<Provider, JWTVerifyGetKey>();
+
+  constructor(private readonly deps: { providers: Record<Provider, ProviderSettings>; clock: Clock; toleranceSeconds: number }) {}
+
+  /** The provider's settings; 503/202 when it is not enabled. */
+  settings(provider: Provider): ProviderSettings {
+    const settings = this.deps.providers[provider];
+    if (!settings.enabled) throw appError('FEATURE_NOT_ENABLED', {}, `Sign-in with ${provider} is not enabled on this server (LINKED_ACCOUNT_${provider.toUpperCase()}_ENABLED)`);
+    return settings;
+  }
+
+  private keySet(provider: Provider, url: string): JWTVerifyGetKey {
+    let set = this.keySets.get(provider);
+    if (!set) {
+      // jose fetches the set on first use, again when a token names an unknown key (at most every
+      // 30 s), and caches it 10 minutes; a slow provider fails the request after 5 s.
+      set = createRemoteJWKSet(new URL(url), { timeoutDuration: 5000, cooldownDuration: 30_000, cacheMaxAge: 600_000 });
+      this.keySets.set(provider, set);
+    }
+    return set;
+  }
+
+  /** Verifies a provider-signed JWT and returns its payload; 205 with the reason otherwise. */
+  async verifyJwt(provider: Provider, token: string, field: string, checks: { requiredClaims?: string[]; maxTokenAgeSeconds?: number } = {}): Promise<JWTPayload> {
+    const settings = this.settings(provider);
+    try {
+      const { payload } = await jwtVerify(token, this.keySet(provider, settings.jwksUrl), {
+        algorithms: ALGORITHMS,
+        issuer: [...settings.issuers],
+        audience: [...settings.clientIds],
+        currentDate: new Date(this.deps.clock.now()),
+        clockTolerance: this.deps.toleranceSeconds,
+        requiredClaims: checks.requiredClaims ?? ['sub', 'exp', 'iat'],
+        ...(checks.maxTokenAgeSeconds ? { maxTokenAge: checks.maxTokenAgeSeconds } : {}),
+      });
+      return payload;
+    } catch (err) {
+      const reason = reasonOf(err, provider);
+      if (reason === null) throw appError('THIRD_PARTY_ACCOUNT_ERROR', {}, `The keys of ${provider} could not be fetched: try again later`);
+      throw refused(field, `The ${provider} token was refused: ${reason}`);
+    }
+  }
+
+  /** Verifies an id_token for sign-in: the JWT checks, then the nonce when the client sent one. */
+  async verifyIdToken(provider: Provider, idToken: string, nonce: string | undefined): Promise<ProviderIdentity> {
+    const payload = await this.verifyJwt(provider, idToken, 'idToken');
+    if (nonce !== undefined) {
+      const got = typeof payload.nonce === 'string' ? payload.nonce : '';
+      // Compared as hashes: equal lengths, constant time.
+      if (!timingSafeEqual(sha256(got), sha256(nonce))) throw refused('nonce', `The ${provider} token was refused: its nonce is not the one sent`);
+    }
+    const email = typeof payload.email === 'string' && payload.email.length <= 255 ? payload.email : null;
+    return {
+      provider,
+      subject: String(payload.sub),
+      email,
+      emailVerified: email !== null && truthy(payload.email_verified),
+      privateEmail: truthy(payload.is_private_email),
+      expiresAt: (payload.exp ?? 0) * 1000,
+    };
+  }
+}
+
+/** Which check a jose error stands for, in words a client developer can act on; null: the provider's keys could not be had. */
+function reasonOf(err: unknown, provider: Provider): string | null {
+  const e = err as { code?: string; claim?: string };
+  switch (e.code) {
+    case 'ERR_JWT_EXPIRED': return 'it has expired';
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      if (e.claim === 'aud') return `its audience is not one of LINKED_ACCOUNT_${provider.toUpperCase()}_CLIENT_IDS`;
+      if (e.claim === 'iss') return 'its issuer is not the provider';
+      if (e.claim === 'iat' || e.claim === 'nbf') return 'it is not valid yet';
+      return `its ${e.claim ?? 'claims'} claim is missing or invalid`;
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED': return 'its signature does not verify';
+    case 'ERR_JOSE_ALG_NOT_ALLOWED': return 'it is not signed with RS256';
+    case 'ERR_JWKS_NO_MATCHING_KEY': return 'no key of the provider matches its signature';
+    case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS': return 'several keys of the provider match its header';
+    case 'ERR_JWS_INVALID': case 'ERR_JWT_INVALID': return 'it is not a signed JWT';
+    default: return e.code === 'ERR_JWKS_TIMEOUT' || e.code === 'ERR_JWKS_INVALID' || !e.code?.startsWith('ERR_') ? null : `it does not verify (${e.code})`;
+  }
+}

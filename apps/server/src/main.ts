@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   const key = signingKey(config);
   const authSecret = secret(config);
   const { createLogger } = await import('./process/logger-factory.js');
-  const logger = createLogger({ level: config.server.logLevel, format: config.server.logFormat });
+  const { logger, flush: flushLogs } = createLogger({ level: config.server.logLevel, format: config.server.logFormat });
   const storage = await database(config, authSecret, logger);
   const { createApp } = await import('./app.js');
   const app = await createApp({ config, storage, signingKey: key, logger });
@@ -97,7 +97,8 @@ async function main(): Promise<void> {
     release: () => storage.destroy(),
     timeoutMs: config.server.shutdownTimeoutSeconds * 1000,
     log: { info: (m) => server.log.info(m), warn: (m) => server.log.warn(m) },
-    exit: (code) => process.exit(code),
+    // The lines of the shutdown itself reach stdout, unless its reader has stalled (then at most 1 s).
+    exit: (code) => void flushLogs(1000).then(() => process.exit(code)),
   });
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -1,5 +1,5 @@
-// What the server writes to stdout: the JSON or pretty logger is in logger-factory.ts (it loads
-// pino); this part has no dependencies, so main.ts can install it first.
+// What the server writes to stdout: the JSON or pretty logger and its stdout writer are in
+// logger-factory.ts (it loads pino); this part has no dependencies, so main.ts can install it first.
 
 /** Fields that can hold credentials: database errors can quote a failed statement's values (token ids). */
 export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'err.detail', 'err.parameters', 'err.sql'];

@@ -210,10 +210,10 @@ export class TwoStepService {
   }
 
   /**
-   * POST /totp/setup/complete: turns two-step on (after /totp/setup/verify). With a session, that
-   * session proved the app and is raised to AAL2.
+   * POST /totp/setup/complete: turns two-step on (after /totp/setup/verify). The calling session
+   * (or the MFA token's) proved the app and is raised to AAL2.
    */
-  async setupComplete(uid: string, ctx: RequestContext, session?: SessionWithAccount): Promise<{ success: boolean }> {
+  async setupComplete(uid: string, ctx: RequestContext, session?: { id: string }): Promise<{ success: boolean }> {
     const { db, clock } = this.deps;
     const now = clock.now();
     const row = await this.pending(uid);

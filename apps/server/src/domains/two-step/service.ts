@@ -98,9 +98,14 @@ export class TwoStepService {
    * Confirms `session` with a second factor (`totp-2fa`, `recovery-code`, or the recovery phone's
    * `sms-2fa`): a waiting sign-in becomes confirmed, a session confirmed by email rises to AAL2.
    * The caller has checked the factor; this writes the session (and records the event) inside the
-   * caller's transaction, e.g. `await db.transaction().execute((trx) => twoStep.upgradeSessionToAal2(trx, session, 'sms-2fa', ctx))`.
+   * caller's transaction when given one, else in its own.
    */
-  async upgradeSessionToAal2(trx: Trx, session: { id: string; uid: string; tokenVerificationId: string | null }, method: SecondFactorMethod, ctx: RequestContext): Promise<void> {
+  async upgradeSessionToAal2(db: Executor, session: { id: string; uid: string; tokenVerificationId: string | null }, method: SecondFactorMethod, ctx: RequestContext): Promise<void> {
+    if (!db.isTransaction) {
+      await (db as Kysely<Database>).transaction().execute((trx) => this.upgradeSessionToAal2(trx, session, method, ctx));
+      return;
+    }
+    const trx = db as Trx;
     const now = this.deps.clock.now();
     await this.deps.sessions.elevate(trx, session.id, method, now);
     await this.deps.securityEvents.record(trx, session.uid, {

@@ -299,11 +299,13 @@ export class AccountsService {
     const keyFetchToken = input.keys
       ? await tokens.createKeyFetchToken(db, { uid: account.uid, kA: account.kA, wrapKb: match.wrapKb, sessionTokenId: session.id, now })
       : undefined;
-    if (session.tokenVerificationId) await this.deps.confirmations.sendFor(account, session, input.verificationMethod, input);
+    // A session waiting for the second factor keeps waiting for it: no email (issue 12).
+    const twoStep = session.tokenVerificationId !== null && account.emailVerified && (await this.deps.twoStep.isEnabled(account.uid));
+    if (session.tokenVerificationId && !twoStep) await this.deps.confirmations.sendFor(account, session, input.verificationMethod, input);
     return {
       uid: account.uid,
       ...(keyFetchToken ? (match.version === 2 ? { keyFetchTokenVersion2: keyFetchToken } : { keyFetchToken }) : {}),
-      ...verificationState(session, account.emailVerified, input.verificationMethod),
+      ...verificationState(session, account.emailVerified, twoStep ? 'totp-2fa' : input.verificationMethod),
       authAt: seconds(now),
       metricsEnabled: account.metricsOptOutAt === null,
     };

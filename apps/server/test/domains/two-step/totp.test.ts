@@ -36,6 +36,12 @@ describe.each(httpDialects())('TOTP (%s)', (dialect) => {
     expect(t.mail.messages.slice(since).filter((m) => m.to === acct.email && /verify/i.test(m.template))).toEqual([]);
     await expectError(t.client.account(login.sessionToken).then(() => t.client.recoveryCodesGenerate(login.sessionToken)), 'SESSION_UNVERIFIED');
 
+    // Proving the password again on the waiting session: it still waits for the second factor, no email.
+    const creds = await t.accounts.credentialsFor(acct.email, acct.password);
+    const reauth = await t.client.sessionReauth(login.sessionToken, { email: acct.email, authPW: creds.authPW });
+    expect(reauth).toMatchObject({ verified: false, verificationMethod: 'totp-2fa' });
+    expect(t.mail.messages.slice(since).filter((m) => m.to === acct.email && /verify/i.test(m.template))).toEqual([]);
+
     nextStep(t);
     expect(await t.client.sessionVerifyTotp(login.sessionToken, { code: codeAt(t, acct.app) })).toEqual({ success: true });
     const status = await t.client.sessionStatus(login.sessionToken);

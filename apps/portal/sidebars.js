@@ -75,6 +75,7 @@ export default {
       'operations',
       'rate-limiting',
       'secondary-emails',
+      'two-step-authentication',
       'security-events',
       'storybook-deploys-with-circleci',
       'system-diagrams',

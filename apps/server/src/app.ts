@@ -29,6 +29,7 @@ import { createSecondaryEmailsDomain, type SecondaryEmails } from './domains/sec
 import { createSecurityEventsDomain, type SecurityEventsService } from './domains/security-events/index.js';
 import { createSessionsDomain, type SessionsService } from './domains/sessions/index.js';
 import { createTokensDomain, type TokensService } from './domains/tokens/index.js';
+import { createTwoStepDomain, type TwoStepService } from './domains/two-step/index.js';
 import { installAuth } from './http/auth.js';
 import { installJsonParser } from './http/body.js';
 import { installDeclaredErrorCheck, type UndeclaredError } from './http/declared-errors.js';
@@ -73,6 +74,7 @@ export interface AppServices {
   recoveryKeys: RecoveryKeysService;
   secondaryEmails: SecondaryEmails;
   linkedAccounts: LinkedAccountsService;
+  twoStep: TwoStepService;
 }
 
 export interface App {
@@ -183,18 +185,24 @@ export async function createApp(options: AppOptions): Promise<App> {
     codeFailuresPerSession: config.signin.codeFailuresPerSession,
     verifyLink: link('/verify_email'), securityEvents: securityEvents.service,
   });
+  const twoStep = createTwoStepDomain({
+    db, clock, mailer, records, sessions: sessions.service, tokens: tokens.service, securityEvents: securityEvents.service,
+    // Development: a key generated once into the data folder; production refuses to start without TOTP_ENCRYPTION_KEY.
+    encryptionKey: config.twoStep.totpEncryptionKey || developmentSecret(join(config.server.dataDir, 'totp-encryption-key')),
+    serviceName: config.twoStep.serviceName,
+    recoveryCodeCount: config.twoStep.recoveryCodeCount, recoveryCodeNotifyLow: config.twoStep.recoveryCodeNotifyLow,
+  });
   const linkedAccounts = createLinkedAccountsDomain({
     db, clock, records, sessions: sessions.service, securityEvents: securityEvents.service, config: config.linkedAccounts,
-    // No second factor exists yet: the two-step domain (issue 12) provides this check when it
-    // lands, and linked sign-ins to accounts with two-step then wait for it.
-    secondFactor: { required: async () => false },
+    // Linked sign-ins to accounts with two-step wait for the second factor.
+    secondFactor: { required: (db, uid) => twoStep.service.isEnabled(uid, db) },
   });
   const accounts = createAccountsDomain({
     db, clock, scrypt, records, sessions: sessions.service, tokens: tokens.service, oauth: oauth.service,
     confirmations: emails.service, secret: authSecret, issuer: config.server.publicUrl, mailer,
     blocks: customs.service, unblockCodeLifetimeMs: config.accounts.unblockCodeLifetimeSeconds * 1000,
     stubClientIds: config.accounts.stubClientIds.split(',').map((c) => c.trim().toLowerCase()).filter(Boolean),
-    setupLink: link('/finish_setup'), securityEvents: securityEvents.service, linkedAccounts: linkedAccounts.service,
+    setupLink: link('/finish_setup'), securityEvents: securityEvents.service, linkedAccounts: linkedAccounts.service, twoStep: twoStep.service,
     secondaryClaimMs: config.secondaryEmails.pendingSeconds * 1000,
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
     signin: {
@@ -204,7 +212,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
   });
   const mfa = createMfaDomain({
-    db, clock, mailer, records, sessions: sessions.service, secret: authSecret,
+    db, clock, mailer, records, sessions: sessions.service, secret: authSecret, twoStep: twoStep.service,
     jwt: {
       // Development: a key generated once into the data folder; production refuses to start without MFA_JWT_SECRET.
       secret: config.mfa.jwtSecret || developmentSecret(join(config.server.dataDir, 'mfa-jwt-secret')),
@@ -218,7 +226,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     db, clock, mailer, records, securityEvents: securityEvents.service, accountResetToken: tokens.strategies!.accountResetToken!,
   });
   const passwords = createPasswordsDomain({
-    db, clock, scrypt, mailer, records, accounts: accounts.service, sessions: sessions.service, tokens: tokens.service, recoveryKeys: recoveryKeys.service,
+    db, clock, scrypt, mailer, records, accounts: accounts.service, sessions: sessions.service, tokens: tokens.service, recoveryKeys: recoveryKeys.service, twoStep: twoStep.service,
     config: config.tokens, secret: authSecret, resetLink: link('/complete_reset_password'), securityEvents: securityEvents.service,
   });
   const secondaryEmails = createSecondaryEmailsDomain({
@@ -255,7 +263,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ],
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
   });
-  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, linkedAccounts, accounts, mfa, recoveryKeys, passwords, secondaryEmails, devices, pages, misc, health];
+  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, twoStep, linkedAccounts, accounts, mfa, recoveryKeys, passwords, secondaryEmails, devices, pages, misc, health];
   const { strategies } = composeDomains(domains, lifecycle);
 
   installJsonParser(server);
@@ -272,6 +280,16 @@ export async function createApp(options: AppOptions): Promise<App> {
   server.addHook('onRoute', (route) => {
     const response = route.schema?.response as Record<number, TSchema> | undefined;
     if (response && !route.schema?.hide) route.schema = { ...route.schema, response: withDeclaredErrors(response, ['SERVER_BUSY']) };
+  });
+  // Issue 12: a confirmed session below its account's AAL (two-step on, not confirmed by a second
+  // factor) is refused 400/222 by the sessionTokenVerified strategy, so every route using it declares it.
+  server.addHook('onRoute', (route) => {
+    const response = route.schema?.response as Record<number, TSchema> | undefined;
+    const auth = route.config?.auth;
+    const names: string[] = typeof auth === 'string' ? [auth] : Array.isArray(auth) ? auth : auth?.strategies ?? [];
+    if (response && !route.schema?.hide && names.includes('sessionTokenVerified')) {
+      route.schema = { ...route.schema, response: withDeclaredErrors(response, ['INSUFFICIENT_AAL']) };
+    }
   });
   installAuth(server, {
     strategies,
@@ -345,6 +363,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       records, oauth: oauth.service, sessions: sessions.service, tokens: tokens.service, emails: emails.service,
       accounts: accounts.service, passwords: passwords.service, securityEvents: securityEvents.service,
       devices: devices.service, mfa: mfa.service, recoveryKeys: recoveryKeys.service, secondaryEmails: secondaryEmails.service, linkedAccounts: linkedAccounts.service,
+      twoStep: twoStep.service,
     },
     async close() {
       closing = true;

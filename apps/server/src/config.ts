@@ -8,6 +8,7 @@ import { secondaryEmailsConfig } from './domains/secondary-emails/index.js';
 import { checkLinkedAccountsConfig, linkedAccountsConfig } from './domains/linked-accounts/index.js';
 import { rateLimitConfig, rulesInForce } from './domains/customs/index.js';
 import { tokenConfig } from './domains/tokens/index.js';
+import { twoStepConfig } from './domains/two-step/index.js';
 import { mailConfig } from './senders/mail/config.js';
 import { pushConfig } from './senders/push/config.js';
 import { signinConfig } from './domains/sessions/index.js';
@@ -102,7 +103,7 @@ export const serverConfig = defineConfig({
   },
 });
 
-export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, devices: devicesConfig, linkedAccounts: linkedAccountsConfig, mfa: mfaConfig, secondaryEmails: secondaryEmailsConfig, push: pushConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
+export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, devices: devicesConfig, linkedAccounts: linkedAccountsConfig, mfa: mfaConfig, secondaryEmails: secondaryEmailsConfig, twoStep: twoStepConfig, push: pushConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
 
 export type Config = {
   [K in keyof typeof CONFIG_SLICES]: ConfigValues<(typeof CONFIG_SLICES)[K]>;
@@ -122,6 +123,7 @@ export function loadConfig(env: Env = process.env): Config {
     devices: readConfig(devicesConfig, env),
     mfa: readConfig(mfaConfig, env),
     secondaryEmails: readConfig(secondaryEmailsConfig, env),
+    twoStep: readConfig(twoStepConfig, env),
     linkedAccounts: readConfig(linkedAccountsConfig, env),
     push: readConfig(pushConfig, env),
     mail: readConfig(mailConfig, env),

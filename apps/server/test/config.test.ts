@@ -6,6 +6,8 @@ import { loadConfig } from '../src/config.js';
 const VAPID = 'fP4pQmK8Y3hQ2Yj7u0Rk1ZsXyVb9cDeFgHiJkLmNoPo';
 /** An HS256 key for MFA tokens (at least 32 bytes). */
 const MFA = 'm'.repeat(32);
+/** A TOTP_ENCRYPTION_KEY: 32 bytes in hex. */
+const TOTP = '7e'.repeat(32);
 
 describe('configuration from the environment', () => {
   it('has working defaults for the embedded platform', () => {
@@ -24,25 +26,30 @@ describe('configuration from the environment', () => {
   });
 
   it('refuses to run in production without real secrets', () => {
-    const smtp = { SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA };
+    const smtp = { SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP };
     expect(() => loadConfig({ NODE_ENV: 'production', ...smtp })).toThrow(/AUTH_SECRET must be set/);
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'short', ...smtp })).toThrow(/at least 32 characters/);
     expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp }).server.authSecret).toHaveLength(32);
     // Web Push's VAPID key (issue 11): required, and a P-256 private key.
-    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: smtp.SMTP_URL, MFA_JWT_SECRET: MFA })).toThrow(/VAPID_PRIVATE_KEY must be set/);
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: smtp.SMTP_URL, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP })).toThrow(/VAPID_PRIVATE_KEY must be set/);
     // The MFA token key (issue 12): required, and at least 32 bytes (RFC 7518 §3.2) anywhere.
-    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: smtp.SMTP_URL, VAPID_PRIVATE_KEY: VAPID })).toThrow(/MFA_JWT_SECRET must be set/);
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: smtp.SMTP_URL, VAPID_PRIVATE_KEY: VAPID, TOTP_ENCRYPTION_KEY: TOTP })).toThrow(/MFA_JWT_SECRET must be set/);
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp, MFA_JWT_SECRET: 'short' })).toThrow(/MFA_JWT_SECRET: must be at least 32 bytes/);
     expect(() => loadConfig({ MFA_JWT_SECRET: 'short' })).toThrow(/MFA_JWT_SECRET: must be at least 32 bytes/);
     expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp }).mfa).toMatchObject({ jwtSecret: MFA, jwtAudience: 'fxa', jwtIssuer: '', jwtLifetimeSeconds: 600, otpLifetimeSeconds: 300 });
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp, VAPID_PRIVATE_KEY: 'c2hvcnQ' })).toThrow(/VAPID_PRIVATE_KEY: .*32 bytes/);
+    // The key TOTP secrets are sealed under (issue 12): required in production, 32 bytes in hex anywhere.
+    const { TOTP_ENCRYPTION_KEY: _totp, ...withoutTotp } = smtp;
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...withoutTotp })).toThrow(/TOTP_ENCRYPTION_KEY must be set/);
+    expect(() => loadConfig({ TOTP_ENCRYPTION_KEY: 'ab'.repeat(16) })).toThrow(/TOTP_ENCRYPTION_KEY: must be 64 hex characters/);
+    expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp }).twoStep.totpEncryptionKey).toBe(TOTP);
   });
 
   it('refuses the secret that was once published as a default, short secrets anywhere, and production without SMTP (issue 9, hole 9)', () => {
-    const smtp = { SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA };
+    const smtp = { SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP };
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'development-only-secret-do-not-use-in-production', ...smtp })).toThrow(/published/);
     expect(() => loadConfig({ AUTH_SECRET: 'short' })).toThrow(/at least 32 characters/);
-    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'y'.repeat(40), VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA })).toThrow(/SMTP_URL must be set/);
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'y'.repeat(40), VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP })).toThrow(/SMTP_URL must be set/);
     // Outside production there is no default secret at all: the server makes one per data folder.
     expect(loadConfig({}).server.authSecret).toBe('');
   });
@@ -67,13 +74,13 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED: 'true' })).toThrow(/needs LINKED_ACCOUNT_APPLE_ENABLED/);
     const google = { LINKED_ACCOUNT_GOOGLE_ENABLED: 'true', LINKED_ACCOUNT_GOOGLE_CLIENT_IDS: ' a.example , b.example ,' };
     expect(loadConfig(google).linkedAccounts).toMatchObject({ googleEnabled: true, googleClientIds: ['a.example', 'b.example'], appleEnabled: false });
-    const prod = { NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(40), SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA };
+    const prod = { NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(40), SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP };
     expect(() => loadConfig({ ...prod, ...google, LINKED_ACCOUNT_GOOGLE_JWKS_URL: 'http://keys.example/jwks' })).toThrow(/JWKS_URL must be https/);
   });
 
   it('reads LOG_FORMAT and SHUTDOWN_TIMEOUT_SECONDS', () => {
     expect(loadConfig({ LOG_FORMAT: 'pretty' }).server.logFormat).toBe('pretty');
-    expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: 'smtp://m:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA }).server.logFormat).toBe('json');
+    expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: 'smtp://m:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP }).server.logFormat).toBe('json');
     expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT: expected one of json, pretty/);
     expect(loadConfig({}).server.shutdownTimeoutSeconds).toBe(10);
     expect(() => loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: '-1' })).toThrow(/SHUTDOWN_TIMEOUT_SECONDS/);

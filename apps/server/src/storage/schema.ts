@@ -294,6 +294,31 @@ export interface MfaOtpCodesTable {
 }
 
 /** An account's recovery key (protocol.md §4.8): at most one per account, made and kept by the person. */
+/** Issue 12: an account's authenticator app (TOTP), at most one row per account. */
+export interface TotpTable {
+  uid: string;
+  /** The shared secret, AES-256-GCM sealed under TOTP_ENCRYPTION_KEY (domains/two-step/secret-box.ts). */
+  sealed_secret: string;
+  /** 1 once /totp/setup/verify accepted a code from the app. */
+  verified: number;
+  /** 1 once /totp/setup/complete turned two-step on: sign-ins then need a second factor. */
+  enabled: number;
+  /** A replacement secret between /totp/replace/start and /totp/replace/confirm (sealed the same way). */
+  pending_sealed_secret: string | null;
+  /** The last 30-second step a code was accepted for: a code of that step or an earlier one is refused. */
+  last_step: number | null;
+  created_at: number;
+  enabled_at: number | null;
+}
+
+/** Issue 12: backup authentication codes, one row per unused code. */
+export interface RecoveryCodesTable {
+  uid: string;
+  /** HMAC-SHA256 of the lower-cased code under a key derived from TOTP_ENCRYPTION_KEY. */
+  code_hash: string;
+  created_at: number;
+}
+
 export interface RecoveryKeysTable {
   uid: string;
   /** SHA-256 of the key's fingerprint (recoveryKeyId): the fingerprint is what a reset presents, so only its hash is kept. */
@@ -360,6 +385,8 @@ export interface Database {
   device_commands: DeviceCommandsTable;
   mfa_otp_codes: MfaOtpCodesTable;
   recovery_keys: RecoveryKeysTable;
+  totp: TotpTable;
+  recovery_codes: RecoveryCodesTable;
   linked_accounts: LinkedAccountsTable;
   linked_account_sessions: LinkedAccountSessionsTable;
   linked_account_tokens: LinkedAccountTokensTable;

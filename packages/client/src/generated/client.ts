@@ -13,6 +13,7 @@ export interface OperationErrors {
     | 'INVALID_NONCE'
     | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'UNEXPECTED_ERROR';
   accountCreate:
     | 'ACCOUNT_EXISTS'
@@ -144,6 +145,7 @@ export interface OperationErrors {
     | 'INCORRECT_EMAIL_CASE'
     | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -378,6 +380,7 @@ export interface OperationErrors {
     | 'DEVICE_UNKNOWN'
     | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -409,6 +412,7 @@ export interface OperationErrors {
     | 'SESSION_UNVERIFIED'
     | 'REFRESH_TOKEN_UNKNOWN'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -533,6 +537,7 @@ export interface OperationErrors {
     | 'VERIFIED_SECONDARY_EMAIL_EXISTS'
     | 'FAILED_TO_SEND_EMAIL'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -550,6 +555,7 @@ export interface OperationErrors {
     | 'SESSION_UNVERIFIED'
     | 'SECONDARY_EMAIL_UNKNOWN'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -567,6 +573,7 @@ export interface OperationErrors {
     | 'CHANGE_EMAIL_TO_UNVERIFIED_EMAIL'
     | 'CHANGE_EMAIL_TO_UNOWNED_EMAIL'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -587,6 +594,7 @@ export interface OperationErrors {
     | 'RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL'
     | 'FAILED_TO_SEND_EMAIL'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -605,6 +613,7 @@ export interface OperationErrors {
     | 'EXPIRED_TOKEN_VERIFICATION_CODE'
     | 'INVALID_EXPIRED_OTP_CODE'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -719,6 +728,7 @@ export interface OperationErrors {
     | 'INCORRECT_EMAIL_CASE'
     | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -847,6 +857,7 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
     | 'RECOVERY_KEY_NOT_FOUND'
     | 'RECOVERY_KEY_INVALID'
     | 'SERVER_BUSY'
@@ -866,6 +877,7 @@ export interface OperationErrors {
     | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
     | 'CANNOT_CREATE_PASSWORD'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -885,6 +897,7 @@ export interface OperationErrors {
     | 'SESSION_UNVERIFIED'
     | 'FAILED_TO_SEND_EMAIL'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -901,6 +914,7 @@ export interface OperationErrors {
     | 'SESSION_UNVERIFIED'
     | 'INVALID_EXPIRED_OTP_CODE'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -914,6 +928,337 @@ export interface OperationErrors {
     | 'THROTTLED'
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
+  totpExists:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  totpCreate:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'TOTP_TOKEN_EXISTS'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  totpSetupVerify:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'TOTP_TOKEN_EXISTS'
+    | 'TOTP_TOKEN_NOT_FOUND'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  totpSetupComplete:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'TOTP_TOKEN_EXISTS'
+    | 'TOTP_TOKEN_NOT_FOUND'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  totpDestroy:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'UNEXPECTED_ERROR';
+  totpReplaceStart:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'TOTP_TOKEN_NOT_FOUND'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  totpReplaceConfirm:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'TOTP_TOKEN_NOT_FOUND'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryCodesGenerate:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'UNEXPECTED_ERROR';
+  recoveryCodesUpdate:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryCodesSet:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaTotpSetupVerify:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'TOTP_TOKEN_EXISTS'
+    | 'TOTP_TOKEN_NOT_FOUND'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaTotpSetupComplete:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'TOTP_TOKEN_EXISTS'
+    | 'TOTP_TOKEN_NOT_FOUND'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaTotpDestroy:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
+    | 'UNEXPECTED_ERROR';
+  mfaTotpReplaceStart:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'TOTP_TOKEN_NOT_FOUND'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaTotpReplaceConfirm:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'TOTP_TOKEN_NOT_FOUND'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaRecoveryCodesGenerate:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
+    | 'UNEXPECTED_ERROR';
+  mfaRecoveryCodesUpdate:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaRecoveryCodesSet:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryCodesExists:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  sessionVerifyTotp:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'TOTP_TOKEN_NOT_FOUND'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  sessionVerifyRecoveryCode:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'RECOVERY_CODE_NOT_FOUND'
+    | 'TOTP_REQUIRED'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  totpVerify:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'TOTP_TOKEN_NOT_FOUND'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  totpVerifyRecoveryCode:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'RECOVERY_CODE_NOT_FOUND'
+    | 'TOTP_REQUIRED'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
   linkedAccountLogin:
     | 'ACCOUNT_EXISTS'
     | 'INVALID_JSON'
@@ -942,6 +1287,7 @@ export interface OperationErrors {
     | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
     | 'UNABLE_TO_LOGIN_NO_PASSWORD_SET'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -1000,6 +1346,7 @@ export interface OperationErrors {
     | 'SESSION_UNVERIFIED'
     | 'RECOVERY_KEY_NOT_FOUND'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -1017,6 +1364,7 @@ export interface OperationErrors {
     | 'RECOVERY_KEY_NOT_FOUND'
     | 'RECOVERY_KEY_INVALID'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -1033,6 +1381,7 @@ export interface OperationErrors {
     | 'SESSION_UNVERIFIED'
     | 'RECOVERY_KEY_EXISTS'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -1044,6 +1393,7 @@ export interface OperationErrors {
     | 'INVALID_NONCE'
     | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'UNEXPECTED_ERROR';
   mfaRecoveryKeyCreate:
     | 'INVALID_JSON'
@@ -1117,7 +1467,7 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
    * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
-   * SERVER_BUSY (201), UNEXPECTED_ERROR (999)
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.securityEvents(sessionToken);
    */
@@ -1333,7 +1683,8 @@ export class TesseraClient {
    * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
    * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
    * INVALID_NONCE (115), INCORRECT_EMAIL_CASE (120), SESSION_UNVERIFIED (138), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountDestroy(sessionToken, { email, authPW });
    */
@@ -1734,8 +2085,8 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), DEVICE_UNKNOWN (123),
-   * SESSION_UNVERIFIED (138), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * SESSION_UNVERIFIED (138), SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountDeviceDestroy(sessionToken, { id });
    */
@@ -1789,7 +2140,8 @@ export class TesseraClient {
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), DEVICE_UNKNOWN (123),
    * SESSION_UNVERIFIED (138), REFRESH_TOKEN_UNKNOWN (182), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountAttachedClientDestroy(sessionToken);
    */
@@ -2015,8 +2367,8 @@ export class TesseraClient {
    * BOUNCE_HARD (134), BOUNCE_SOFT (135), EMAIL_EXISTS (136), SESSION_UNVERIFIED (138),
    * USER_PRIMARY_EMAIL_EXISTS (139), VERIFIED_PRIMARY_EMAIL_EXISTS (140),
    * UNVERIFIED_PRIMARY_EMAIL_EXISTS (141), VERIFIED_SECONDARY_EMAIL_EXISTS (144),
-   * FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryEmailCreate(sessionToken, { email });
    */
@@ -2042,7 +2394,8 @@ export class TesseraClient {
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), EMAIL_DELETE_PRIMARY (137),
    * SESSION_UNVERIFIED (138), SECONDARY_EMAIL_UNKNOWN (143), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryEmailDestroy(sessionToken, { email });
    */
@@ -2072,7 +2425,8 @@ export class TesseraClient {
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
    * CHANGE_EMAIL_TO_UNVERIFIED_EMAIL (147), CHANGE_EMAIL_TO_UNOWNED_EMAIL (148), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryEmailSetPrimary(sessionToken, { email });
    */
@@ -2100,7 +2454,8 @@ export class TesseraClient {
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), BOUNCE_COMPLAINT (133),
    * BOUNCE_HARD (134), BOUNCE_SOFT (135), SESSION_UNVERIFIED (138),
    * RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL (150), FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryEmailSecondaryResendCode(sessionToken, { email });
    */
@@ -2129,8 +2484,8 @@ export class TesseraClient {
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
    * SECONDARY_EMAIL_UNKNOWN (143), EXPIRED_TOKEN_VERIFICATION_CODE (153),
-   * INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201), INSUFFICIENT_AAL (222),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryEmailSecondaryVerifyCode(sessionToken, { email, code });
    */
@@ -2305,7 +2660,8 @@ export class TesseraClient {
    * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
    * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
    * INVALID_NONCE (115), INCORRECT_EMAIL_CASE (120), SESSION_UNVERIFIED (138), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordChangeStart(sessionToken, { email, oldAuthPW });
    */
@@ -2536,9 +2892,9 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), RECOVERY_KEY_NOT_FOUND (158),
-   * RECOVERY_KEY_INVALID (159), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * RECOVERY_KEY_NOT_FOUND (158), RECOVERY_KEY_INVALID (159), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountReset(accountResetToken, { authPW });
    */
@@ -2564,8 +2920,8 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
-   * SERVER_BUSY (201), CANNOT_CREATE_PASSWORD (206), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * SERVER_BUSY (201), CANNOT_CREATE_PASSWORD (206), INSUFFICIENT_AAL (222),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.passwordCreate(sessionToken, { authPW });
    */
@@ -2592,7 +2948,7 @@ export class TesseraClient {
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), BOUNCE_COMPLAINT (133),
    * BOUNCE_HARD (134), BOUNCE_SOFT (135), SESSION_UNVERIFIED (138), FAILED_TO_SEND_EMAIL (151),
-   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
    * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.mfaOtpRequest(sessionToken, { action });
@@ -2622,8 +2978,8 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
-   * INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201), INSUFFICIENT_AAL (222),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.mfaOtpVerify(sessionToken, { code, action });
    */
@@ -2684,6 +3040,584 @@ export class TesseraClient {
   }
 
   /**
+   * Is two-step authentication on.
+   *
+   * With a session (confirmed or not) or a password forgot token. `exists`: two-step is on;
+   * `verified`: the app proved a code (during setup, before `/totp/setup/complete`, `exists` is
+   * still false).
+   *
+   * `GET /v1/totp/exists`. Authenticates with a sessionToken or a passwordForgotToken.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.totpExists({ sessionToken });
+   */
+  totpExists(
+    auth: { sessionToken: string } | { passwordForgotToken: string },
+  ): Promise<Reply<'/v1/totp/exists', 'get'>> {
+    return this.transport.request({ method: 'GET', path: '/totp/exists', token: tokenRef(auth) });
+  }
+
+  /**
+   * Start setting up an authenticator app.
+   *
+   * A new secret for the app (RFC 6238: SHA-1, 6 digits, 30 s) as a QR code and as text. Then
+   * `/totp/setup/verify` with a code from the app and `/totp/setup/complete`. 154 when two-step is
+   * already on; an unfinished setup starts again with a new secret.
+   *
+   * `POST /v1/totp/create`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * TOTP_TOKEN_EXISTS (154), SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.totpCreate(sessionToken);
+   */
+  totpCreate(
+    sessionToken: string,
+    body: Body<'/v1/totp/create', 'post'> = {},
+  ): Promise<Reply<'/v1/totp/create', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/totp/create', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Check a code from the new app.
+   *
+   * `success: true` when the code is the app's (a code counts once); `false` otherwise (counted
+   * against the account's budget of wrong codes). 155 without a setup in progress, 154 when
+   * two-step is already on.
+   *
+   * `POST /v1/totp/setup/verify`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * TOTP_TOKEN_EXISTS (154), TOTP_TOKEN_NOT_FOUND (155), SERVER_BUSY (201), INSUFFICIENT_AAL (222),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.totpSetupVerify(sessionToken, { code });
+   */
+  totpSetupVerify(
+    sessionToken: string,
+    body: Body<'/v1/totp/setup/verify', 'post'>,
+  ): Promise<Reply<'/v1/totp/setup/verify', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/totp/setup/verify', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Turn two-step authentication on.
+   *
+   * After `/totp/setup/verify` succeeded: two-step is on, sign-ins need a second factor, and the
+   * account is emailed. The calling session (or the session the MFA token was issued to) proved the
+   * app: it is confirmed with `totp-2fa` (AAL2). 155 when no code was verified.
+   *
+   * `POST /v1/totp/setup/complete`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * TOTP_TOKEN_EXISTS (154), TOTP_TOKEN_NOT_FOUND (155), SERVER_BUSY (201), INSUFFICIENT_AAL (222),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.totpSetupComplete(sessionToken);
+   */
+  totpSetupComplete(
+    sessionToken: string,
+    body: Body<'/v1/totp/setup/complete', 'post'> = {},
+  ): Promise<Reply<'/v1/totp/setup/complete', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/totp/setup/complete', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Turn two-step authentication off.
+   *
+   * Removes the app and the backup codes (and the recovery phone) and emails the account. With a
+   * session it must be confirmed by a second factor (on a two-step account anything less is 222).
+   * None is not an error.
+   *
+   * `POST /v1/totp/destroy`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.totpDestroy(sessionToken);
+   */
+  totpDestroy(sessionToken: string): Promise<Reply<'/v1/totp/destroy', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/totp/destroy',
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Start replacing the authenticator app.
+   *
+   * A new secret for a new app; the current app keeps working until `/totp/replace/confirm` gets a
+   * code from the new one. 155 when two-step is off.
+   *
+   * `POST /v1/totp/replace/start`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * TOTP_TOKEN_NOT_FOUND (155), SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.totpReplaceStart(sessionToken);
+   */
+  totpReplaceStart(
+    sessionToken: string,
+    body: Body<'/v1/totp/replace/start', 'post'> = {},
+  ): Promise<Reply<'/v1/totp/replace/start', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/totp/replace/start', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Finish replacing the authenticator app.
+   *
+   * A code from the new app makes it the account's (`success: true`) and emails the account; a
+   * wrong code answers `success: false`. 155 without a replacement in progress.
+   *
+   * `POST /v1/totp/replace/confirm`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * TOTP_TOKEN_NOT_FOUND (155), SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.totpReplaceConfirm(sessionToken, { code });
+   */
+  totpReplaceConfirm(
+    sessionToken: string,
+    body: Body<'/v1/totp/replace/confirm', 'post'>,
+  ): Promise<Reply<'/v1/totp/replace/confirm', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/totp/replace/confirm', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * New backup codes.
+   *
+   * Makes RECOVERY_CODE_COUNT (8) new codes of 10 characters, replacing every earlier one, and
+   * returns them this once (they are stored only hashed). Emails the account.
+   *
+   * `GET /v1/recoveryCodes`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.recoveryCodesGenerate(sessionToken);
+   */
+  recoveryCodesGenerate(sessionToken: string): Promise<Reply<'/v1/recoveryCodes', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/recoveryCodes',
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Replace backup codes.
+   *
+   * Codes the client made (1–8 different codes of 8–20 letters or digits) replace every earlier
+   * one. Emails the account.
+   *
+   * `PUT /v1/recoveryCodes`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryCodesUpdate(sessionToken, { recoveryCodes });
+   */
+  recoveryCodesUpdate(
+    sessionToken: string,
+    body: Body<'/v1/recoveryCodes', 'put'>,
+  ): Promise<Reply<'/v1/recoveryCodes', 'put'>> {
+    return this.transport.request({
+      method: 'PUT', path: '/recoveryCodes', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Store backup codes.
+   *
+   * Codes the client made (1–8 different codes of 8–20 letters or digits) replace every earlier
+   * one. Emails the account.
+   *
+   * `POST /v1/recoveryCodes`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryCodesSet(sessionToken, { recoveryCodes });
+   */
+  recoveryCodesSet(
+    sessionToken: string,
+    body: Body<'/v1/recoveryCodes', 'post'>,
+  ): Promise<Reply<'/v1/recoveryCodes', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recoveryCodes', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Check a code from the new app, with an MFA token.
+   *
+   * `success: true` when the code is the app's (a code counts once); `false` otherwise (counted
+   * against the account's budget of wrong codes). 155 without a setup in progress, 154 when
+   * two-step is already on.
+   *
+   * `POST /v1/mfa/totp/setup/verify`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), TOTP_TOKEN_EXISTS (154),
+   * TOTP_TOKEN_NOT_FOUND (155), SERVER_BUSY (201), INVALID_MFA_TOKEN (223),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaTotpSetupVerify(mfaToken, { code });
+   */
+  mfaTotpSetupVerify(
+    mfaToken: string,
+    body: Body<'/v1/mfa/totp/setup/verify', 'post'>,
+  ): Promise<Reply<'/v1/mfa/totp/setup/verify', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/totp/setup/verify', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Turn two-step authentication on, with an MFA token.
+   *
+   * After `/totp/setup/verify` succeeded: two-step is on, sign-ins need a second factor, and the
+   * account is emailed. The calling session (or the session the MFA token was issued to) proved the
+   * app: it is confirmed with `totp-2fa` (AAL2). 155 when no code was verified.
+   *
+   * `POST /v1/mfa/totp/setup/complete`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), TOTP_TOKEN_EXISTS (154),
+   * TOTP_TOKEN_NOT_FOUND (155), SERVER_BUSY (201), INVALID_MFA_TOKEN (223),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaTotpSetupComplete(mfaToken);
+   */
+  mfaTotpSetupComplete(
+    mfaToken: string,
+    body: Body<'/v1/mfa/totp/setup/complete', 'post'> = {},
+  ): Promise<Reply<'/v1/mfa/totp/setup/complete', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/totp/setup/complete', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Turn two-step authentication off, with an MFA token.
+   *
+   * Removes the app and the backup codes (and the recovery phone) and emails the account. With a
+   * session it must be confirmed by a second factor (on a two-step account anything less is 222).
+   * None is not an error.
+   *
+   * `POST /v1/mfa/totp/destroy`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * INVALID_MFA_TOKEN (223), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.mfaTotpDestroy(mfaToken);
+   */
+  mfaTotpDestroy(mfaToken: string): Promise<Reply<'/v1/mfa/totp/destroy', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/totp/destroy',
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Start replacing the authenticator app, with an MFA token.
+   *
+   * A new secret for a new app; the current app keeps working until `/totp/replace/confirm` gets a
+   * code from the new one. 155 when two-step is off.
+   *
+   * `POST /v1/mfa/totp/replace/start`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), TOTP_TOKEN_NOT_FOUND (155),
+   * SERVER_BUSY (201), INVALID_MFA_TOKEN (223), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaTotpReplaceStart(mfaToken);
+   */
+  mfaTotpReplaceStart(
+    mfaToken: string,
+    body: Body<'/v1/mfa/totp/replace/start', 'post'> = {},
+  ): Promise<Reply<'/v1/mfa/totp/replace/start', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/totp/replace/start', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Finish replacing the authenticator app, with an MFA token.
+   *
+   * A code from the new app makes it the account's (`success: true`) and emails the account; a
+   * wrong code answers `success: false`. 155 without a replacement in progress.
+   *
+   * `POST /v1/mfa/totp/replace/confirm`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), TOTP_TOKEN_NOT_FOUND (155),
+   * SERVER_BUSY (201), INVALID_MFA_TOKEN (223), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaTotpReplaceConfirm(mfaToken, { code });
+   */
+  mfaTotpReplaceConfirm(
+    mfaToken: string,
+    body: Body<'/v1/mfa/totp/replace/confirm', 'post'>,
+  ): Promise<Reply<'/v1/mfa/totp/replace/confirm', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/totp/replace/confirm', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * New backup codes, with an MFA token.
+   *
+   * Makes RECOVERY_CODE_COUNT (8) new codes of 10 characters, replacing every earlier one, and
+   * returns them this once (they are stored only hashed). Emails the account.
+   *
+   * `GET /v1/mfa/recoveryCodes`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * INVALID_MFA_TOKEN (223), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.mfaRecoveryCodesGenerate(mfaToken);
+   */
+  mfaRecoveryCodesGenerate(mfaToken: string): Promise<Reply<'/v1/mfa/recoveryCodes', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/mfa/recoveryCodes',
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Replace backup codes, with an MFA token.
+   *
+   * Codes the client made (1–8 different codes of 8–20 letters or digits) replace every earlier
+   * one. Emails the account.
+   *
+   * `PUT /v1/mfa/recoveryCodes`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * INVALID_MFA_TOKEN (223), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaRecoveryCodesUpdate(mfaToken, { recoveryCodes });
+   */
+  mfaRecoveryCodesUpdate(
+    mfaToken: string,
+    body: Body<'/v1/mfa/recoveryCodes', 'put'>,
+  ): Promise<Reply<'/v1/mfa/recoveryCodes', 'put'>> {
+    return this.transport.request({
+      method: 'PUT', path: '/mfa/recoveryCodes', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Store backup codes, with an MFA token.
+   *
+   * Codes the client made (1–8 different codes of 8–20 letters or digits) replace every earlier
+   * one. Emails the account.
+   *
+   * `POST /v1/mfa/recoveryCodes`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * INVALID_MFA_TOKEN (223), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaRecoveryCodesSet(mfaToken, { recoveryCodes });
+   */
+  mfaRecoveryCodesSet(
+    mfaToken: string,
+    body: Body<'/v1/mfa/recoveryCodes', 'post'>,
+  ): Promise<Reply<'/v1/mfa/recoveryCodes', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/recoveryCodes', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * How many backup codes are left.
+   *
+   * `GET /v1/recoveryCodes/exists`. Authenticates with a sessionToken or a passwordForgotToken.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.recoveryCodesExists({ sessionToken });
+   */
+  recoveryCodesExists(
+    auth: { sessionToken: string } | { passwordForgotToken: string },
+  ): Promise<Reply<'/v1/recoveryCodes/exists', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/recoveryCodes/exists',
+      token: tokenRef(auth),
+    });
+  }
+
+  /**
+   * Confirm the session with a code from the app.
+   *
+   * A right code (each code counts once) confirms the session with `totp-2fa` (AAL2): `success:
+   * true`. A wrong or replayed code answers `success: false` with status 200 and counts against the
+   * account's budget of wrong codes (then 429/114). 155 when two-step is off.
+   *
+   * `POST /v1/session/verify/totp`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), TOTP_TOKEN_NOT_FOUND (155),
+   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.sessionVerifyTotp(sessionToken, { code });
+   */
+  sessionVerifyTotp(
+    sessionToken: string,
+    body: Body<'/v1/session/verify/totp', 'post'>,
+  ): Promise<Reply<'/v1/session/verify/totp', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/session/verify/totp', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Confirm the session with a backup code.
+   *
+   * Spends the code (each works once) and confirms the session with `recovery-code` (AAL2);
+   * `remaining` says how many codes are left. Emails the account (asking for new codes when 2 or
+   * fewer remain). 156 for a code that is not one of the account's unused codes, 160 when two-step
+   * is off.
+   *
+   * `POST /v1/session/verify/recoveryCode`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), RECOVERY_CODE_NOT_FOUND (156),
+   * TOTP_REQUIRED (160), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.sessionVerifyRecoveryCode(sessionToken, { code });
+   */
+  sessionVerifyRecoveryCode(
+    sessionToken: string,
+    body: Body<'/v1/session/verify/recoveryCode', 'post'>,
+  ): Promise<Reply<'/v1/session/verify/recoveryCode', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/session/verify/recoveryCode', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Second factor during a password reset.
+   *
+   * With the password forgot token: a right code from the app (`success: true`) lets the reset that
+   * follows proceed on a two-step account without a recovery key (without it /account/reset answers
+   * 138). A wrong code: `success: false`.
+   *
+   * `POST /v1/totp/verify`. Authenticates with a passwordForgotToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), TOTP_TOKEN_NOT_FOUND (155),
+   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.totpVerify(passwordForgotToken, { code });
+   */
+  totpVerify(
+    passwordForgotToken: string,
+    body: Body<'/v1/totp/verify', 'post'>,
+  ): Promise<Reply<'/v1/totp/verify', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/totp/verify', body,
+      token: { type: 'passwordForgotToken', value: passwordForgotToken },
+    });
+  }
+
+  /**
+   * Backup code during a password reset.
+   *
+   * With the password forgot token: spends a backup code in place of the app's code (see
+   * `/totp/verify`); `remaining` codes are left. 156 unknown code, 160 two-step off.
+   *
+   * `POST /v1/totp/verify/recoveryCode`. Authenticates with a passwordForgotToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), RECOVERY_CODE_NOT_FOUND (156),
+   * TOTP_REQUIRED (160), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.totpVerifyRecoveryCode(passwordForgotToken, { code });
+   */
+  totpVerifyRecoveryCode(
+    passwordForgotToken: string,
+    body: Body<'/v1/totp/verify/recoveryCode', 'post'>,
+  ): Promise<Reply<'/v1/totp/verify/recoveryCode', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/totp/verify/recoveryCode', body,
+      token: { type: 'passwordForgotToken', value: passwordForgotToken },
+    });
+  }
+
+  /**
    * Sign in with Google or Apple.
    *
    * Checks the provider's OpenID Connect id_token: its RS256 signature against the provider's
@@ -2728,8 +3662,8 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
-   * SERVER_BUSY (201), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * SERVER_BUSY (201), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210), INSUFFICIENT_AAL (222),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.linkedAccountUnlink(sessionToken, { provider });
    */
@@ -2834,8 +3768,8 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
-   * RECOVERY_KEY_NOT_FOUND (158), SERVER_BUSY (201), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * RECOVERY_KEY_NOT_FOUND (158), SERVER_BUSY (201), INSUFFICIENT_AAL (222),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryKeyHint(sessionToken, { hint });
    */
@@ -2861,7 +3795,8 @@ export class TesseraClient {
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
    * RECOVERY_KEY_NOT_FOUND (158), RECOVERY_KEY_INVALID (159), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryKeyVerify(sessionToken, { recoveryKeyId });
    */
@@ -2888,8 +3823,8 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
-   * RECOVERY_KEY_EXISTS (161), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * RECOVERY_KEY_EXISTS (161), SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryKeyCreate(sessionToken, { recoveryKeyId, recoveryData });
    */
@@ -2913,7 +3848,7 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
    * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
-   * SERVER_BUSY (201), UNEXPECTED_ERROR (999)
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.recoveryKeyDelete(sessionToken);
    */

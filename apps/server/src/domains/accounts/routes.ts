@@ -237,6 +237,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
           authAt: Type.Integer({ description: 'The last sign-in through the link (ms).' }),
           enabled: Type.Boolean({ description: 'False once the provider reported the person revoked consent (Apple); the next sign-in with it enables it again.' }),
         }), { description: 'Google and Apple accounts linked by signing in with them (POST /linked_account/login).' }),
+        authenticationMethods: Type.Array(Type.String(), { description: 'How the account can authenticate (amr): `pwd`, `email`, and `otp` with two-step authentication on.' }),
+        authenticatorAssuranceLevel: Type.Integer({ description: 'The account\'s minimum AAL: 2 with two-step authentication on, else 1.' }),
       }), ['ACCOUNT_UNKNOWN'], { input: false, auth: true }),
     },
   }, async (req) => accounts.summary(credentialsOf(req, 'sessionToken')));

@@ -10,7 +10,7 @@ import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { SecurityEvents } from '../security-events/index.js';
-import { verificationState, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
+import { sessionAal, verificationState, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import type { KeyFetchToken, TokensService } from '../tokens/index.js';
 import { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
 import type { AccountRecords } from './records.js';
@@ -59,6 +59,8 @@ export interface AccountsDeps {
   mailer: Mailer;
   unblockCodes: UnblockCodes;
   linkedAccounts: LinkedAccountsView;
+  /** Two-step authentication (issue 12): whether sign-ins to the account need a second factor. */
+  twoStep: { isEnabled(uid: string, db?: Executor): Promise<boolean> };
   signin: SigninPolicy;
   /** How long another account's unconfirmed secondary address holds it against sign-up (ms). */
   secondaryClaimMs: number;
@@ -234,19 +236,23 @@ export class AccountsService {
         'Sign-in blocked after too many attempts: send an unblock code (POST /account/login/send_unblock_code) and sign in with it');
     }
     const account = await this.accountForLogin(input);
-    if (input.verificationMethod === 'totp-2fa') throw appError('TOTP_REQUIRED');
+    // Issue 12: an account with two-step authentication: the sign-in always waits for the second
+    // factor (an app code, a backup code or the recovery phone), never for an email.
+    const twoStep = await this.deps.twoStep.isEnabled(account.uid);
+    if (input.verificationMethod === 'totp-2fa' && !twoStep) throw appError('TOTP_REQUIRED');
     // The code is spent before the password is checked: each code buys one password attempt.
     if (input.unblockCode) await this.deps.unblockCodes.use(account, input.unblockCode, ctx);
     const match = await this.checkPassword(account, input.email, input.authPW, ctx);
     const now = clock.now();
     const signup = !account.emailVerified;
-    // An unblock code came through the mailbox: the sign-in is confirmed by it.
-    const confirm = signup || (!input.unblockCode && this.needsConfirmation(account, now));
+    // An unblock code came through the mailbox: the sign-in is confirmed by it (not the second factor).
+    const confirm = signup || twoStep || (!input.unblockCode && this.needsConfirmation(account, now));
     const tokenVerificationId = signup ? account.emailCode : confirm ? randomHex(16) : null;
+    const requestedMethod = twoStep && !signup ? 'totp-2fa' : input.verificationMethod;
 
     const { data, session, keyFetchToken } = await db.transaction().execute(async (trx) => {
       const created = await sessions.create(trx, {
-        uid: account.uid, now, ctx, tokenVerificationId, mustVerify: input.keys, reason: signup ? 'signup' : 'login',
+        uid: account.uid, now, ctx, tokenVerificationId, mustVerify: input.keys || twoStep, reason: signup ? 'signup' : 'login',
       });
       await this.deps.securityEvents.record(trx, account.uid, { name: 'account.login', ctx, verified: tokenVerificationId === null });
       const kft = input.keys
@@ -258,6 +264,8 @@ export class AccountsService {
     if (!confirm) {
       // The notice only informs; the sign-in stands whether or not it can be delivered.
       await confirmations.sendNewSigninNotice(account, session).catch((err) => this.deps.warn('sign-in notice not sent', err));
+    } else if (requestedMethod === 'totp-2fa') {
+      // Nothing is mailed: the session waits for /session/verify/totp (or a backup code, or the phone).
     } else try {
       await confirmations.sendFor(account, session, input.verificationMethod, input);
     } catch (err) {
@@ -274,7 +282,7 @@ export class AccountsService {
       sessionToken: data,
       // v2 logins return keyFetchTokenVersion2, as the protocol's clients expect.
       ...(keyFetchToken ? (match.version === 2 ? { keyFetchTokenVersion2: keyFetchToken } : { keyFetchToken }) : {}),
-      ...verificationState(session, account.emailVerified, input.verificationMethod),
+      ...verificationState(session, account.emailVerified, requestedMethod),
       authAt: seconds(now),
       metricsEnabled: account.metricsOptOutAt === null,
     };
@@ -291,11 +299,13 @@ export class AccountsService {
     const keyFetchToken = input.keys
       ? await tokens.createKeyFetchToken(db, { uid: account.uid, kA: account.kA, wrapKb: match.wrapKb, sessionTokenId: session.id, now })
       : undefined;
-    if (session.tokenVerificationId) await this.deps.confirmations.sendFor(account, session, input.verificationMethod, input);
+    // A session waiting for the second factor keeps waiting for it: no email (issue 12).
+    const twoStep = session.tokenVerificationId !== null && account.emailVerified && (await this.deps.twoStep.isEnabled(account.uid));
+    if (session.tokenVerificationId && !twoStep) await this.deps.confirmations.sendFor(account, session, input.verificationMethod, input);
     return {
       uid: account.uid,
       ...(keyFetchToken ? (match.version === 2 ? { keyFetchTokenVersion2: keyFetchToken } : { keyFetchToken }) : {}),
-      ...verificationState(session, account.emailVerified, input.verificationMethod),
+      ...verificationState(session, account.emailVerified, twoStep ? 'totp-2fa' : input.verificationMethod),
       authAt: seconds(now),
       metricsEnabled: account.metricsOptOutAt === null,
     };
@@ -312,6 +322,9 @@ export class AccountsService {
     const session = token.sessionTokenId === null ? null : await sessions.find(db, token.sessionTokenId);
     const sessionOk = token.sessionTokenId === null || (session !== null && session.tokenVerificationId === null);
     if (!account?.emailVerified || !sessionOk) throw appError('ACCOUNT_UNVERIFIED');
+    // Issue 12: on an account with two-step authentication the session must have passed the
+    // second factor (AAL2); a sign-in confirmed only by email does not get the keys.
+    if (session !== null && sessionAal(session) < 2 && (await this.deps.twoStep.isEnabled(token.uid))) throw appError('ACCOUNT_UNVERIFIED');
     if (!(await tokens.spendKeyFetchToken(db, token.id))) throw appError('INVALID_TOKEN', { detail: 'Token already used' });
     return { bundle: token.keyBundle };
   }
@@ -376,7 +389,19 @@ export class AccountsService {
       profileChangedAt: account.profileChangedAt,
       passwordVersion: account.clientSalt ? ('v2' as const) : ('v1' as const),
       linkedAccounts: await this.deps.linkedAccounts.list(db, session.uid),
+      ...(await this.assurance(session.uid)),
     };
+  }
+
+  /**
+   * protocol.md §2.3: the account's authentication methods (amr) and assurance level: the password
+   * and email always; with two-step on, `otp` too, and AAL2.
+   */
+  private async assurance(uid: string): Promise<{ authenticationMethods: string[]; authenticatorAssuranceLevel: number }> {
+    const twoStep = await this.deps.twoStep.isEnabled(uid);
+    return twoStep
+      ? { authenticationMethods: ['pwd', 'email', 'otp'], authenticatorAssuranceLevel: 2 }
+      : { authenticationMethods: ['pwd', 'email'], authenticatorAssuranceLevel: 1 };
   }
 
   /** GET /account/profile: everything with a session; with an OAuth token, what its scopes allow. */
@@ -386,12 +411,11 @@ export class AccountsService {
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
     const emails = await records.listEmails(db, uid);
     const allows = (scope: string) => scopes === null || scopes.includes('profile') || scopes.includes(scope) || scopes.includes(`${scope}:write`);
-    // Without a second factor on the account, its authentication methods are the password and email.
-    const amr = ['pwd', 'email'];
+    const { authenticationMethods: amr, authenticatorAssuranceLevel: aal } = await this.assurance(uid);
     return {
       ...(allows('profile:email') ? { email: emails.find((e) => e.isPrimary)?.email ?? account.email } : {}),
       ...(allows('profile:locale') ? { locale: account.locale } : {}),
-      ...(allows('profile:amr') ? { authenticationMethods: amr, authenticatorAssuranceLevel: 1 } : {}),
+      ...(allows('profile:amr') ? { authenticationMethods: amr, authenticatorAssuranceLevel: aal } : {}),
       ...(allows('profile:account_disabled_at') ? { accountDisabledAt: account.disabledAt } : {}),
       ...(allows('profile:account_locked_at') ? { accountLockedAt: account.lockedAt } : {}),
       profileChangedAt: account.profileChangedAt,

@@ -41,6 +41,7 @@ passwordForgotVerifyCodeFailed   : ip       : 50  : 24 hours   : 15 minutes : ba
 mfaOtpCodeVerifyFailed           : ip       : 50  : 24 hours   : 15 minutes : ban
 recoveryKeyCheckFailed           : ip       : 50  : 24 hours   : 15 minutes : ban
 recoveryEmailSecondaryVerifyCodeFailed : ip : 50  : 24 hours   : 15 minutes : ban
+verifyRecoveryCodeFailed         : ip       : 50  : 24 hours   : 15 minutes : ban
 
 # Account creation and existence checks.
 accountCreate                    : ip       : 100 : 24 hours   : 24 hours   : block
@@ -134,6 +135,14 @@ recoveryKeyCheck                 : ip_uid   : 10  : 15 minutes : 15 minutes : bl
 recoveryKeyCheck                 : ip       : 100 : 24 hours   : 15 minutes : ban
 recoveryKeyCreate                : ip_uid   : 10  : 15 minutes : 15 minutes : block
 recoveryKeyCreate                : ip       : 100 : 24 hours   : 15 minutes : ban
+
+# Two-step authentication: codes from the app and backup codes (every attempt, and wrong ones also
+# count against the account's budget of wrong codes), and new secrets (each renders a QR code).
+verifyTotpCode                   : ip_uid   : 10  : 15 minutes : 15 minutes : block
+verifyTotpCode                   : ip       : 100 : 24 hours   : 15 minutes : ban
+verifyRecoveryCode               : ip_uid   : 10  : 15 minutes : 15 minutes : block
+verifyRecoveryCode               : ip       : 100 : 24 hours   : 15 minutes : ban
+totpCreate                       : ip_uid   : 10  : 15 minutes : 15 minutes : block
 
 # Account deletion.
 accountDestroy                   : ip_uid   : 5   : 15 minutes : 15 minutes : block

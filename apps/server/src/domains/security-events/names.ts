@@ -20,6 +20,11 @@ export const SECURITY_EVENTS = {
   'account.linked': 'A Google or Apple account was linked to the account by a sign-in with it (`additionalInfo.provider`).',
   'account.linked_login': 'A sign-in with a linked Google or Apple account started a new session (`additionalInfo.provider`). `verified` is false while the session waits for the account\'s second factor.',
   'account.unlinked': 'A Google or Apple link was removed with `/linked_account/unlink`, or Apple reported the person revoked consent or deleted the Apple ID (`additionalInfo.provider`, `additionalInfo.reason`); the sessions it opened ended.',
+  'account.two_step_enabled': 'Two-step authentication was turned on (`/totp/setup/complete`): sign-ins now need a code from the authenticator app, a backup code or the recovery phone.',
+  'account.two_step_disabled': 'Two-step authentication was turned off (`/totp/destroy`); the backup codes went with it.',
+  'account.two_step_replaced': 'The authenticator app was replaced by a new one (`/totp/replace/confirm`); codes of the old app no longer work.',
+  'account.two_step_session_verified': 'A session was confirmed by a second factor (`additionalInfo.method`: `totp-2fa`, `recovery-code` or `sms-2fa`) and reached AAL2.',
+  'account.recovery_codes_replaced': 'New backup codes replaced every earlier one (`/recoveryCodes`).',
   'session.destroy': 'A session was signed out with `/session/destroy` (`additionalInfo.session`: `current`, or `other` when it named another session of the account).',
 } as const;
 

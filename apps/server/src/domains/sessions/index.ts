@@ -10,14 +10,14 @@ import type { WriteEpoch } from '../../storage/write-epoch.js';
 import { SessionCache } from './cache.js';
 import { sessionRoutes } from './routes.js';
 import { SessionsService } from './service.js';
-import { deleteOtherSessions, findSessionWithAccount, isSessionVerified, markSessionHawkOnly, type SessionWithAccount } from './store.js';
+import { deleteOtherSessions, findSessionWithAccount, isSessionVerified, markSessionHawkOnly, sessionAal, type SessionWithAccount } from './store.js';
 
 // The sessions domain: session tokens, their confirmation state and codes, the session strategies
 // every signed-in route authenticates with, and the session routes.
 
 export { signinConfig } from './config.js';
-export { SessionsService, verificationState, type SessionEndedListener, type SessionStart } from './service.js';
-export { isSessionVerified, type Session, type SessionWithAccount, type VerificationMethodName } from './store.js';
+export { meetsMinimumAal, SessionsService, verificationState, type SessionEndedListener, type SessionStart } from './service.js';
+export { isSessionVerified, methodName, sessionAal, SECOND_FACTOR_METHODS, VERIFICATION_METHODS, type SecondFactorMethod, type Session, type SessionWithAccount, type VerificationMethodName } from './store.js';
 export type { CodeCheck } from './codes.js';
 export { describeDevice, parseUserAgent } from './user-agent.js';
 
@@ -90,8 +90,9 @@ export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsS
       sessionToken,
       sessionTokenVerified: {
         ...sessionToken,
-        description: 'A confirmed session token (an unconfirmed one gets 400/138).',
-        check: (s) => (isSessionVerified(s) ? null : appError('SESSION_UNVERIFIED')),
+        description: 'A confirmed session token (an unconfirmed one gets 400/138; on an account with two-step authentication, one not confirmed by a second factor gets 400/222).',
+        check: (s) => (!isSessionVerified(s) ? appError('SESSION_UNVERIFIED')
+          : s.account.twoStep && sessionAal(s) < 2 ? appError('INSUFFICIENT_AAL') : null),
       },
     },
     hooks: {

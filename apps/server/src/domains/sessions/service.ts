@@ -10,8 +10,8 @@ import type { SecurityEvents } from '../security-events/index.js';
 import { checkSessionCode, clearSessionCode, issueSessionCode, type CodeCheck } from './codes.js';
 import {
   deleteSession, findSession, findSessionByName, insertSession, isSessionVerified, listSessionsAwaiting, listSessionsOf, markSessionsVerifiedByVerificationId,
-  markSessionVerified, setSessionAuthAt, setSessionHasDevice, touchSession,
-  type Session, type SessionWithAccount, type VerificationMethodName,
+  elevateSession, markSessionVerified, sessionAal, setSessionAuthAt, setSessionHasDevice, touchSession,
+  type SecondFactorMethod, type Session, type SessionWithAccount, type VerificationMethodName,
 } from './store.js';
 import { parseUserAgent } from './user-agent.js';
 
@@ -54,6 +54,11 @@ async function createSession(db: Executor, secrets: TokenSecrets, s: SessionStar
   };
   await insertSession(db, session);
   return { data: token.data, session };
+}
+
+/** Whether a session is confirmed at (at least) its account's assurance level: AAL2 once two-step is on. */
+export function meetsMinimumAal(s: SessionWithAccount): boolean {
+  return isSessionVerified(s) && (!s.account.twoStep || sessionAal(s) === 2);
 }
 
 /** The verification state every sign-in style response reports (spec 1 §3). */
@@ -164,6 +169,14 @@ export class SessionsService {
     return markSessionVerified(db, id, method, now);
   }
 
+  /**
+   * Confirms a session with a second factor (TOTP, a backup code, the recovery phone): a waiting
+   * sign-in is confirmed, a session confirmed by email is raised to AAL2 (issue 12).
+   */
+  elevate(db: Executor, id: string, method: SecondFactorMethod, now: number): Promise<boolean> {
+    return elevateSession(db, id, method, now);
+  }
+
   /** Confirms the sessions waiting on an emailed link's tokenVerificationId; how many. */
   markVerifiedByVerificationId(db: Executor, uid: string, tokenVerificationId: string, method: VerificationMethodName, now: number): Promise<number> {
     return markSessionsVerifiedByVerificationId(db, uid, tokenVerificationId, method, now);
@@ -217,8 +230,8 @@ export class SessionsService {
         accountEmailVerified: emailVerified,
         sessionVerificationMethod: session.verificationMethod,
         sessionVerified,
-        // Without a second factor on the account, a confirmed session meets the minimum (AAL1).
-        sessionVerificationMeetsMinimumAAL: sessionVerified,
+        // The account's minimum is AAL2 with two-step on, else AAL1 (any confirmed session).
+        sessionVerificationMeetsMinimumAAL: meetsMinimumAal(session),
         verified: sessionVerified && emailVerified,
       },
     };

@@ -1,10 +1,19 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { preparedQuery } from '../../storage/prepared.js';
 import type { Database, SessionTokensTable } from '../../storage/schema.js';
 import type { Executor } from '../../storage/executor.js';
 
 /** How a session was confirmed, as stored (protocol.md §2.3). */
-export const VERIFICATION_METHODS = { email: 0, 'email-2fa': 1, 'totp-2fa': 2, 'recovery-code': 3 } as const;
+export const VERIFICATION_METHODS = { email: 0, 'email-2fa': 1, 'totp-2fa': 2, 'recovery-code': 3, 'sms-2fa': 4 } as const;
+
+/** The methods that prove a second factor ("have": an app, a backup code, a phone): a session confirmed by one is at AAL2. */
+export const SECOND_FACTOR_METHODS = ['totp-2fa', 'recovery-code', 'sms-2fa'] as const satisfies readonly VerificationMethodName[];
+export type SecondFactorMethod = (typeof SECOND_FACTOR_METHODS)[number];
+
+/** protocol.md §2.3: the session's authenticator assurance level, 2 once a second factor confirmed it. */
+export function sessionAal(s: Pick<Session, 'tokenVerificationId' | 'verificationMethod'>): 1 | 2 {
+  return s.tokenVerificationId === null && (SECOND_FACTOR_METHODS as readonly string[]).includes(s.verificationMethod ?? '') ? 2 : 1;
+}
 export type VerificationMethodName = keyof typeof VERIFICATION_METHODS;
 const METHOD_NAMES = Object.fromEntries(Object.entries(VERIFICATION_METHODS).map(([k, v]) => [v, k])) as Record<number, VerificationMethodName>;
 
@@ -54,6 +63,8 @@ export interface SessionWithAccount extends Session {
     verifierSetAt: number;
     locale: string | null;
     disabledAt: number | null;
+    /** Two-step authentication is on (issue 12): the account's minimum AAL is 2. */
+    twoStep: boolean;
   };
 }
 
@@ -115,10 +126,14 @@ const sessionWithAccount = preparedQuery<SessionWithAccountRow, [string]>((db) =
   .innerJoin('accounts as a', 'a.uid', 's.uid')
   .selectAll('s')
   .select(['a.email', 'a.email_verified', 'a.verifier_set_at', 'a.locale', 'a.disabled_at'])
+  // Issue 12: whether the account has two-step on (its minimum AAL is 2), read with the session so
+  // that the AAL check of every confirmed-session route costs no query. The totp row is keyed by uid.
+  .leftJoin('totp as t', (j) => j.onRef('t.uid', '=', 's.uid').on('t.enabled', '=', sql.lit(1)))
+  .select('t.uid as totp_uid')
   .where('s.id_hash', '=', ''));
 
 type SessionWithAccountRow = Selectable<SessionTokensTable> & {
-  email: string; email_verified: number; verifier_set_at: number; locale: string | null; disabled_at: number | null;
+  email: string; email_verified: number; verifier_set_at: number; locale: string | null; disabled_at: number | null; totp_uid: string | null;
 };
 
 export async function findSessionWithAccount(db: Executor, id: string): Promise<SessionWithAccount | null> {
@@ -128,7 +143,7 @@ export async function findSessionWithAccount(db: Executor, id: string): Promise<
     ...rowToSession(row),
     account: {
       email: row.email, emailVerified: row.email_verified === 1, verifierSetAt: row.verifier_set_at,
-      locale: row.locale, disabledAt: row.disabled_at,
+      locale: row.locale, disabledAt: row.disabled_at, twoStep: row.totp_uid !== null,
     },
   };
 }
@@ -208,6 +223,12 @@ export async function markSessionVerified(db: Executor, id: string, method: Veri
     .where('id_hash', '=', id)
     .where('token_verification_id', 'is not', null)
     .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Confirms one session with a second factor, whether it waited or was confirmed by email before (AAL1 → AAL2). */
+export async function elevateSession(db: Executor, id: string, method: VerificationMethodName, now: number): Promise<boolean> {
+  const r = await db.updateTable('session_tokens').set(confirmed(method, now)).where('id_hash', '=', id).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 

@@ -49,6 +49,11 @@ export class TokensService {
     return token.data;
   }
 
+  /** The holder of a passwordForgotToken passed a second factor (issue 12): the reset token it yields carries it. */
+  setPasswordForgotVerificationMethod(db: Executor, id: string, verificationMethod: number): Promise<boolean> {
+    return store.setPasswordForgotVerificationMethod(db, id, verificationMethod);
+  }
+
   /** The account's one accountResetToken (a new one replaces the old); returns the token data. */
   async createAccountResetToken(db: Executor, uid: string, now: number, verificationMethod: number | null): Promise<string> {
     const token = this.mint('accountResetToken');

@@ -117,6 +117,12 @@ export async function setPasswordForgotPasscode(db: Executor, id: string, passco
   await db.updateTable('password_forgot_tokens').set({ passcode_hash: passcodeHash }).where('id_hash', '=', id).execute();
 }
 
+/** Records the second factor a forgot token's holder passed (copied to the reset token it yields). */
+export async function setPasswordForgotVerificationMethod(db: Executor, id: string, verificationMethod: number): Promise<boolean> {
+  const done = await db.updateTable('password_forgot_tokens').set({ verification_method: verificationMethod }).where('id_hash', '=', id).executeTakeFirst();
+  return Number(done.numUpdatedRows) === 1;
+}
+
 export async function deletePasswordForgotToken(db: Executor, id: string): Promise<boolean> {
   const r = await db.deleteFrom('password_forgot_tokens').where('id_hash', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;

@@ -116,6 +116,34 @@ export const TEMPLATES = {
     content: (t, d) => ({ subject: t('recoveryKeyUsed.subject'), heading: t('recoveryKeyUsed.heading'), paragraphs: [t('recoveryKeyUsed.body', { time: d.time }), t('recoveryKeyUsed.newKey')] }),
     headers: () => ({}),
   }),
+  twoStepEnabled: define<TimeData>({
+    sentWhen: '`/totp/setup/complete` turned two-step authentication on.',
+    content: (t, d) => ({ subject: t('twoStepEnabled.subject'), heading: t('twoStepEnabled.heading'), paragraphs: [t('twoStepEnabled.body', { time: d.time }), t('twoStepEnabled.notYou')] }),
+    headers: () => ({}),
+  }),
+  twoStepReplaced: define<TimeData>({
+    sentWhen: '`/totp/replace/confirm` replaced the authenticator app.',
+    content: (t, d) => ({ subject: t('twoStepReplaced.subject'), heading: t('twoStepReplaced.heading'), paragraphs: [t('twoStepReplaced.body', { time: d.time }), t('twoStepReplaced.notYou')] }),
+    headers: () => ({}),
+  }),
+  twoStepDisabled: define<TimeData>({
+    sentWhen: '`/totp/destroy` turned two-step authentication off.',
+    content: (t, d) => ({ subject: t('twoStepDisabled.subject'), heading: t('twoStepDisabled.heading'), paragraphs: [t('twoStepDisabled.body', { time: d.time }), t('twoStepDisabled.notYou')] }),
+    headers: () => ({}),
+  }),
+  backupCodesReplaced: define<TimeData>({
+    sentWhen: '`GET`, `POST` or `PUT /recoveryCodes` replaced the backup codes.',
+    content: (t, d) => ({ subject: t('backupCodesReplaced.subject'), heading: t('backupCodesReplaced.heading'), paragraphs: [t('backupCodesReplaced.body', { time: d.time }), t('backupCodesReplaced.notYou')] }),
+    headers: () => ({}),
+  }),
+  backupCodeUsed: define<TimeData & { remaining: number; low: boolean }>({
+    sentWhen: 'A backup code was used (`/session/verify/recoveryCode` or `/totp/verify/recoveryCode`); when RECOVERY_CODE_NOTIFY_LOW_COUNT (2) or fewer remain, it asks for new ones.',
+    content: (t, d) => ({
+      subject: t('backupCodeUsed.subject'), heading: t('backupCodeUsed.heading'),
+      paragraphs: [t('backupCodeUsed.body', { time: d.time, remaining: String(d.remaining) }), ...(d.low ? [t('backupCodeUsed.low')] : []), t('backupCodeUsed.notYou')],
+    }),
+    headers: (d) => ({ 'X-Tessera-Remaining': String(d.remaining) }),
+  }),
   accountDeleted: define<TimeData>({
     sentWhen: 'After `/account/destroy`: the account is gone, so this notice stands in for its security events. Its delivery failing does not fail the deletion.',
     content: (t, d) => ({ subject: t('accountDeleted.subject'), heading: t('accountDeleted.heading'), paragraphs: [t('accountDeleted.body', { time: d.time }), t('accountDeleted.notYou')], footer: 'deleted' }),

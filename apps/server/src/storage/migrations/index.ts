@@ -8,6 +8,7 @@ import * as m0006 from './0006_add_security_events.js';
 import * as m0007 from './0007_add_stub_client_ids.js';
 import * as m0008 from './0008_add_devices.js';
 import * as m0009 from './0009_add_device_commands.js';
+import * as m0010 from './0010_add_totp.js';
 import * as m0011 from './0011_add_recovery_keys.js';
 import * as m0013 from './0013_add_emails.js';
 import * as m0014 from './0014_add_linked_accounts.js';
@@ -38,6 +39,7 @@ export const MIGRATIONS: Record<string, TesseraMigration> = {
   '0007_add_stub_client_ids': m0007,
   '0008_add_devices': m0008,
   '0009_add_device_commands': m0009,
+  '0010_add_totp': m0010,
   '0011_add_recovery_keys': m0011,
   '0013_add_emails': m0013,
   '0014_add_linked_accounts': m0014,

@@ -1,0 +1,63 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.js';
+import type { WebhookSender } from '../../senders/webhook/index.js';
+import type { Executor } from '../../storage/executor.js';
+import type { Database } from '../../storage/schema.js';
+import { deleteNewslettersOf, listNewsletters, replaceNewsletters } from './store.js';
+
+// The account's newsletter choices. Each change is written with a webhook delivery in one
+// transaction (the transactional outbox of senders/webhook) and sent after it commits; so is the
+// notice that an account with choices was deleted: nothing is sent for a deletion that rolled back.
+
+/** Spec 2 §3's newsletters, `{product}` being `tessera`. */
+export const NEWSLETTERS = [
+  'firefox-accounts-journey', 'knowledge-is-power', 'tessera-foundation', 'take-action-for-the-internet', 'test-pilot',
+  'tessera-and-you', 'security-privacy-news', 'tessera-accounts', 'hubs', 'mdnplus',
+] as const;
+export type Newsletter = (typeof NEWSLETTERS)[number];
+
+export const NEWSLETTERS_TARGET = 'newsletters';
+
+export interface NewslettersDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  webhooks: WebhookSender;
+}
+
+export class NewslettersService {
+  constructor(private readonly deps: NewslettersDeps) {}
+
+  list(uid: string): Promise<string[]> {
+    return listNewsletters(this.deps.db, uid);
+  }
+
+  /** Sets the account's choices to exactly `newsletters`; the webhook hears of the change. */
+  async set(uid: string, email: string, newsletters: Newsletter[]): Promise<string[]> {
+    const { db, clock, webhooks } = this.deps;
+    const chosen = [...new Set(newsletters)].sort();
+    const delivery = await db.transaction().execute(async (trx) => {
+      const before = await listNewsletters(trx, uid);
+      await replaceNewsletters(trx, uid, chosen, clock.now());
+      if (!webhooks.configured(NEWSLETTERS_TARGET)) return null;
+      const added = chosen.filter((n) => !before.includes(n));
+      const removed = before.filter((n) => !(chosen as string[]).includes(n));
+      if (!added.length && !removed.length) return null;
+      return webhooks.enqueue(trx, NEWSLETTERS_TARGET, 'newsletters.updated', { uid, email, newsletters: chosen, added, removed, at: clock.now() });
+    });
+    if (delivery) webhooks.kick(delivery);
+    return chosen;
+  }
+
+  /**
+   * Account deletion (inside its transaction): the rows go, and when there were any the webhook is
+   * told to forget the subscriber. The delivery row commits or rolls back with the deletion (a
+   * rolled-back deletion sends nothing); the sender's sweep shortly after sends the committed one.
+   */
+  readonly accountDeleted = async (trx: Executor, uid: string): Promise<void> => {
+    const had = await deleteNewslettersOf(trx, uid);
+    if (had && this.deps.webhooks.configured(NEWSLETTERS_TARGET)) {
+      await this.deps.webhooks.enqueue(trx, NEWSLETTERS_TARGET, 'account.deleted', { uid, at: this.deps.clock.now() });
+      this.deps.webhooks.soon();
+    }
+  };
+}

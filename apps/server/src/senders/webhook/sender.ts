@@ -46,6 +46,7 @@ export class WebhookSender {
   private readonly timers = new Set<() => void>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
+  private wake: { at: number; cancel: () => void } | null = null;
 
   constructor(private readonly deps: WebhookSenderDeps) {
     this.scheduler = deps.scheduler ?? timerScheduler;
@@ -156,13 +157,25 @@ export class WebhookSender {
     this.timers.clear();
   }
 
+  /**
+   * One wake-up for retries, at the earliest time asked for: a later request leaves it, an earlier
+   * one replaces it (so a long outage does not pile up timers).
+   */
   private schedule(ms: number): void {
     if (this.closed) return;
+    const at = this.deps.clock.now() + ms;
+    if (this.wake && this.wake.at <= at) return;
+    if (this.wake) {
+      this.wake.cancel();
+      this.timers.delete(this.wake.cancel);
+    }
     const cancel = this.scheduler(() => {
       this.timers.delete(cancel);
+      if (this.wake?.cancel === cancel) this.wake = null;
       this.track(this.sweep().catch((err: Error) => this.deps.log.warn({ reason: err.message }, 'webhook sweep failed')));
     }, ms);
     this.timers.add(cancel);
+    this.wake = { at, cancel };
   }
 
   private track(p: Promise<unknown>): void {

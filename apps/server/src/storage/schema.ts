@@ -360,11 +360,12 @@ export interface SupportTicketsTable {
   forwarded_at: number | null;
 }
 
-/** The newsletters an account subscribed to (spec 2 §3's enum). */
+/** The newsletters an account subscribed to (spec 2 §3's enum); no row: none. */
 export interface AccountNewslettersTable {
   uid: string;
-  newsletter: string;
-  created_at: number;
+  /** JSON array of newsletter names, sorted. */
+  newsletters: string;
+  updated_at: number;
 }
 
 /** The outbox of senders/webhook: one row per delivery until the receiver answers 2xx. */

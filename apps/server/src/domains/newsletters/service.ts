@@ -2,8 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { WebhookSender } from '../../senders/webhook/index.js';
 import type { Executor } from '../../storage/executor.js';
+import { isUniqueViolation } from '../../storage/db.js';
 import type { Database } from '../../storage/schema.js';
-import { deleteNewslettersOf, listNewsletters, replaceNewsletters } from './store.js';
+import { deleteNewslettersOf, listNewsletters, lockNewsletters, writeNewsletters } from './store.js';
 
 // The account's newsletter choices. Each change is written with a webhook delivery in one
 // transaction (the transactional outbox of senders/webhook) and sent after it commits; so is the
@@ -31,13 +32,29 @@ export class NewslettersService {
     return listNewsletters(this.deps.db, uid);
   }
 
-  /** Sets the account's choices to exactly `newsletters`; the webhook hears of the change. */
+  /**
+   * Sets the account's choices to exactly `newsletters`; the webhook hears of the change.
+   * Concurrent changes of one account: each locks the account's row before reading it, so they
+   * apply one after the other and the last wins whole (with a true added/removed). Two first
+   * choices race on the insert: the loser meets a unique violation and runs again on the row.
+   */
   async set(uid: string, email: string, newsletters: Newsletter[]): Promise<string[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.setOnce(uid, email, newsletters);
+      } catch (err) {
+        if (attempt >= 5 || !isUniqueViolation(err)) throw err;
+      }
+    }
+  }
+
+  private async setOnce(uid: string, email: string, newsletters: Newsletter[]): Promise<string[]> {
     const { db, clock, webhooks } = this.deps;
     const chosen = [...new Set(newsletters)].sort();
     const delivery = await db.transaction().execute(async (trx) => {
-      const before = await listNewsletters(trx, uid);
-      await replaceNewsletters(trx, uid, chosen, clock.now());
+      const exists = await lockNewsletters(trx, uid);
+      const before = exists ? await listNewsletters(trx, uid) : [];
+      await writeNewsletters(trx, uid, chosen, exists, clock.now());
       if (!webhooks.configured(NEWSLETTERS_TARGET)) return null;
       const added = chosen.filter((n) => !before.includes(n));
       const removed = before.filter((n) => !(chosen as string[]).includes(n));

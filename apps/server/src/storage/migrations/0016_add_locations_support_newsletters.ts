@@ -19,12 +19,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('forwarded_at', 'bigint')
     .execute();
   await db.schema.createIndex('support_tickets_uid').on('support_tickets').column('uid').execute();
+  // One row per account with choices (a JSON array): a change locks it, so concurrent changes
+  // of one account apply one after the other, each whole.
   await db.schema
     .createTable('account_newsletters')
-    .addColumn('uid', 'varchar(32)', (c) => c.notNull())
-    .addColumn('newsletter', 'varchar(64)', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('account_newsletters_pk', ['uid', 'newsletter'])
+    .addColumn('uid', 'varchar(32)', (c) => c.primaryKey())
+    .addColumn('newsletters', 'varchar(1024)', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema
     .createTable('webhook_deliveries')

@@ -5,8 +5,10 @@ import { ManualScheduler, WebhookReceiver } from '../../webhook-receiver.js';
 
 const WEBHOOK_SECRET = 'newsletter-webhook-secret-0123456789abcdef';
 
+/** The account's choices as stored, read below the API. */
 async function rowsOf(t: TestServer, uid: string): Promise<string[]> {
-  return (await t.storage.db.selectFrom('account_newsletters').select('newsletter').where('uid', '=', uid).orderBy('newsletter').execute()).map((r) => r.newsletter);
+  const row = await t.storage.db.selectFrom('account_newsletters').select('newsletters').where('uid', '=', uid).executeTakeFirst();
+  return row ? (JSON.parse(row.newsletters) as string[]) : [];
 }
 
 describe.each(httpDialects())('newsletters (%s)', (dialect) => {
@@ -62,6 +64,16 @@ describe.each(httpDialects())('newsletters (%s)', (dialect) => {
     await settle();
     expect(lists.received.at(-1)!.body).toMatchObject({ newsletters: [], added: [], removed: ['mdnplus', 'test-pilot'] });
     expect(await rowsOf(t, acct.uid)).toEqual([]);
+  }, 120_000);
+
+  it('concurrent changes of one account all succeed; one of them wins whole', async () => {
+    const acct = await verifiedAccount(t);
+    const choices = [['hubs'], ['hubs', 'mdnplus'], ['test-pilot'], ['hubs', 'test-pilot', 'knowledge-is-power'], []] as const;
+    const replies = await Promise.all(choices.map((c) => t.client.newslettersUpdate(acct.sessionToken, { newsletters: [...c] })));
+    expect(replies).toHaveLength(choices.length);
+    const kept = await rowsOf(t, acct.uid);
+    expect(choices.map((c) => [...c].sort())).toContainEqual(kept);
+    await settle();
   }, 120_000);
 
   it('accepts only the spec\'s newsletters, each once', async () => {

@@ -19,6 +19,16 @@ export type Newsletter = (typeof NEWSLETTERS)[number];
 
 export const NEWSLETTERS_TARGET = 'newsletters';
 
+/**
+ * MySQL's answer to two first choices of one account at once: each one's locking update of the
+ * missing row takes a gap lock, and their inserts then wait on each other; InnoDB rolls one back
+ * whole, which may run again. (PostgreSQL's code for it too.)
+ */
+function isDeadlock(err: unknown): boolean {
+  const e = err as { code?: string; errno?: number } | null;
+  return Boolean(e && (e.code === 'ER_LOCK_DEADLOCK' || e.errno === 1213 || e.code === '40P01'));
+}
+
 export interface NewslettersDeps {
   db: Kysely<Database>;
   clock: Clock;
@@ -43,7 +53,7 @@ export class NewslettersService {
       try {
         return await this.setOnce(uid, email, newsletters);
       } catch (err) {
-        if (attempt >= 5 || !isUniqueViolation(err)) throw err;
+        if (attempt >= 5 || !(isUniqueViolation(err) || isDeadlock(err))) throw err;
       }
     }
   }
@@ -52,7 +62,7 @@ export class NewslettersService {
     const { db, clock, webhooks } = this.deps;
     const chosen = [...new Set(newsletters)].sort();
     const delivery = await db.transaction().execute(async (trx) => {
-      const exists = await lockNewsletters(trx, uid);
+      const exists = await lockNewsletters(trx, uid, clock.now());
       const before = exists ? await listNewsletters(trx, uid) : [];
       await writeNewsletters(trx, uid, chosen, exists, clock.now());
       if (!webhooks.configured(NEWSLETTERS_TARGET)) return null;

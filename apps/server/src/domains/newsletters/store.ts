@@ -10,11 +10,12 @@ export async function listNewsletters(db: Executor, uid: string): Promise<string
 }
 
 /**
- * Locks the account's row, when it has one, for the rest of the transaction (a no-op update: the
- * one locking statement every dialect has); false when there is none.
+ * Locks the account's row, when it has one, for the rest of the transaction (an update: the one
+ * locking statement every dialect has; it changes `updated_at`, since MySQL counts only rows an
+ * update changed); false when there is none.
  */
-export async function lockNewsletters(db: Executor, uid: string): Promise<boolean> {
-  const r = await db.updateTable('account_newsletters').set((eb) => ({ updated_at: eb.ref('updated_at') })).where('uid', '=', uid).executeTakeFirst();
+export async function lockNewsletters(db: Executor, uid: string, now: number): Promise<boolean> {
+  const r = await db.updateTable('account_newsletters').set({ updated_at: now }).where('uid', '=', uid).executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
 

@@ -118,6 +118,15 @@ describe.each(httpDialects())('support tickets (%s)', (dialect) => {
     expect(await t.storage.db.selectFrom('webhook_deliveries').selectAll().execute()).toEqual([]);
   }, 120_000);
 
+  it('two senders attempting one delivery at once: one holds it, the helpdesk gets it once', async () => {
+    const attempts = helpdesk.attempts;
+    const id = await t.app.webhooks.enqueue(t.storage.db, 'support', 'support.ticket', { ticket: 'f'.repeat(32) });
+    const results = await Promise.all([t.app.webhooks.attempt(id), t.app.webhooks.attempt(id), t.app.webhooks.attempt(id)]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(helpdesk.attempts).toBe(attempts + 1);
+    expect(await t.app.webhooks.attempt(id)).toBe(false);
+  });
+
   it('a helpdesk that cannot be reached at all counts as a failure too', async () => {
     const acct = await verifiedAccount(t);
     await helpdesk.stop();

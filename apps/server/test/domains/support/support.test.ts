@@ -170,11 +170,14 @@ describe.each(httpDialects())('support tickets (%s)', (dialect) => {
 describe('support tickets without a helpdesk webhook', () => {
   let t: TestServer;
   beforeAll(async () => {
-    t = await createTestServer({ env: { SUPPORT_SECRET } });
+    t = await createTestServer({ env: { SUPPORT_SECRET, RATE_LIMIT_RULES: 'supportTicket : ip : 2 : 60 minutes : 60 minutes : block' } });
   });
   afterAll(async () => t?.close());
 
-  it('answers 503/202', async () => {
+  it('answers 503/202; tickets are rate limited per client address', async () => {
     await expectError(t.accounts.supportTicketWithSecret(SUPPORT_SECRET, { ...ticket, email: newEmail() }), 'FEATURE_NOT_ENABLED');
+    await expectError(t.accounts.supportTicketWithSecret(SUPPORT_SECRET, { ...ticket, email: newEmail() }), 'FEATURE_NOT_ENABLED');
+    const err = await expectError(t.accounts.supportTicketWithSecret(SUPPORT_SECRET, { ...ticket, email: newEmail() }), 'THROTTLED');
+    expect(err.body.retryAfter).toBeGreaterThan(0);
   });
 });

@@ -110,17 +110,25 @@ export class WebhookSender {
     this.track(this.attempt(id).catch((err: Error) => this.deps.log.warn({ delivery: id, reason: err.message }, 'webhook delivery failed')));
   }
 
-  /** Attempts every due delivery (the start-up sweep and each retry timer run it); how many were accepted. */
+  /**
+   * Attempts every due delivery of the configured targets (the start-up sweep and each retry timer
+   * run it); how many were accepted. Deliveries of a target no longer configured wait in the table
+   * until it is configured again.
+   */
   async sweep(): Promise<number> {
     if (this.closed) return 0;
+    const targets = Object.keys(this.deps.targets).filter((t) => this.configured(t));
+    if (!targets.length) return 0;
     const due = await this.deps.db.selectFrom('webhook_deliveries').select('id')
-      .where('next_attempt_at', '<=', this.deps.clock.now()).orderBy('next_attempt_at').limit(100).execute();
+      .where('target', 'in', targets).where('next_attempt_at', '<=', this.deps.clock.now())
+      .orderBy('next_attempt_at').limit(100).execute();
     let sent = 0;
     for (const { id } of due) if (await this.attempt(id)) sent += 1;
     // Deliveries that are not due yet still need a timer after a restart.
     const next = await this.deps.db.selectFrom('webhook_deliveries').select('next_attempt_at')
-      .orderBy('next_attempt_at').limit(1).executeTakeFirst();
-    if (next) this.schedule(Math.max(0, next.next_attempt_at - this.deps.clock.now()));
+      .where('target', 'in', targets).orderBy('next_attempt_at').limit(1).executeTakeFirst();
+    // At least a second: a delivery that stayed due (another instance holds it) is not spun on.
+    if (next) this.schedule(Math.max(1000, next.next_attempt_at - this.deps.clock.now()));
     return sent;
   }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/app.js';
+import { WebhookSender } from '../../../src/senders/webhook/index.js';
 import { createTestServer, httpDialects, newEmail, testSigningKey, verifiedAccount, type TestServer } from '../../harness.js';
 import { expectError } from '../../helpers.js';
 import { ManualScheduler, WebhookReceiver } from '../../webhook-receiver.js';
@@ -179,5 +180,21 @@ describe('support tickets without a helpdesk webhook', () => {
     await expectError(t.accounts.supportTicketWithSecret(SUPPORT_SECRET, { ...ticket, email: newEmail() }), 'FEATURE_NOT_ENABLED');
     const err = await expectError(t.accounts.supportTicketWithSecret(SUPPORT_SECRET, { ...ticket, email: newEmail() }), 'THROTTLED');
     expect(err.body.retryAfter).toBeGreaterThan(0);
+  });
+
+  it('a delivery left for a webhook no longer configured waits, without spinning the sweep', async () => {
+    const now = Date.now();
+    await t.storage.db.insertInto('webhook_deliveries').values({
+      id: 'e'.repeat(32), target: 'support', event: 'support.ticket', payload: '{}', next_attempt_at: now - 1000, last_error: null, created_at: now - 1000,
+    }).execute();
+    const scheduler = new ManualScheduler({ now: () => Date.now() });
+    const sender = new WebhookSender({
+      db: t.storage.db, clock: { now: () => Date.now() }, targets: { support: null }, scheduler: scheduler.schedule,
+      timeoutMs: 1000, retryBaseMs: 1000, retryMaxMs: 1000, log: { warn: () => undefined },
+    });
+    expect(await sender.sweep()).toBe(0);
+    expect(scheduler.pending()).toEqual([]);
+    expect(await t.storage.db.selectFrom('webhook_deliveries').select('id').execute()).toEqual([{ id: 'e'.repeat(32) }]);
+    sender.close();
   });
 });

@@ -141,7 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const production = config.server.nodeEnv === 'production';
   checkLinkedAccountsConfig(config.linkedAccounts, production);
-  checkWebhookSecrets(config);
+  checkWebhookSecrets(config, production);
   if (config.server.authSecret && config.server.authSecret.length < 32) {
     throw new ConfigError('AUTH_SECRET must be at least 32 characters (use e.g. `openssl rand -hex 32`)');
   }
@@ -155,11 +155,13 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /** Issue 13: a webhook is signed with a real key, and the support secret is not guessable. */
-function checkWebhookSecrets(config: Config): void {
+function checkWebhookSecrets(config: Config, production: boolean): void {
   for (const [name, url, secret] of [
     ['SUPPORT', config.support.webhookUrl, config.support.webhookSecret],
     ['NEWSLETTER', config.newsletters.webhookUrl, config.newsletters.webhookSecret],
   ] as const) {
+    // Tickets and addresses travel in these bodies: the signature proves them, https hides them.
+    if (url && production && !url.startsWith('https://')) throw new ConfigError(`${name}_WEBHOOK_URL must be https when NODE_ENV=production`);
     if (url && secret.length < 32) throw new ConfigError(`${name}_WEBHOOK_SECRET must be at least 32 characters when ${name}_WEBHOOK_URL is set (receivers check the signature with it)`);
   }
   if (config.support.secret && config.support.secret.length < 32) throw new ConfigError('SUPPORT_SECRET must be at least 32 characters (use e.g. `openssl rand -hex 32`)');

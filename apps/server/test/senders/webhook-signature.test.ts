@@ -37,6 +37,26 @@ describe('webhook and support configuration', () => {
     expect(() => loadConfig({ ...base, SUPPORT_SECRET: 'short' })).toThrow(/SUPPORT_SECRET/);
     expect(() => loadConfig({ ...base, SUPPORT_WEBHOOK_URL: 'ftp://helpdesk.example/' , SUPPORT_WEBHOOK_SECRET: SECRET })).toThrow(/SUPPORT_WEBHOOK_URL/);
     expect(loadConfig({ ...base, SUPPORT_WEBHOOK_URL: 'https://helpdesk.example/hook', SUPPORT_WEBHOOK_SECRET: SECRET }).support.webhookUrl).toBe('https://helpdesk.example/hook');
+    expect(loadConfig({ ...base, NEWSLETTER_WEBHOOK_URL: 'http://127.0.0.1:8080/hook', NEWSLETTER_WEBHOOK_SECRET: SECRET }).newsletters.webhookUrl).toBe('http://127.0.0.1:8080/hook');
+  });
+
+  it('production: webhooks over https only, and the optional secrets may stay unset', () => {
+    const production = {
+      // A P-256 private key (32 bytes, base64url), as config.test.ts uses.
+      NODE_ENV: 'production', AUTH_SECRET: 'a'.repeat(40), SMTP_URL: 'smtp://mail.example:25', MFA_JWT_SECRET: 'b'.repeat(40), VAPID_PRIVATE_KEY: 'fP4pQmK8Y3hQ2Yj7u0Rk1ZsXyVb9cDeFgHiJkLmNoPo',
+    };
+    const attempt = (env: Record<string, string>) => {
+      try {
+        loadConfig({ ...production, ...env });
+        return 'ok';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    expect(attempt({ SUPPORT_WEBHOOK_URL: 'http://helpdesk.example/hook', SUPPORT_WEBHOOK_SECRET: SECRET })).toMatch(/SUPPORT_WEBHOOK_URL must be https/);
+    expect(attempt({ SUPPORT_WEBHOOK_URL: 'https://helpdesk.example/hook', SUPPORT_WEBHOOK_SECRET: SECRET })).toBe('ok');
+    // Neither SUPPORT_SECRET nor the webhook secrets are required: those features are simply off.
+    expect(attempt({})).toBe('ok');
   });
 
   it('reads the eligibility rules, and refuses rules it cannot read', () => {

@@ -12,7 +12,7 @@ const webhookUrl = (raw: string): string => {
 export const newslettersConfig = defineConfig({
   webhookUrl: {
     env: 'NEWSLETTER_WEBHOOK_URL', default: '', defaultText: '(none: choices are only stored)', parse: webhookUrl,
-    description: 'Where newsletter changes are POSTed (JSON, events `newsletters.updated` and `account.deleted`, signed with NEWSLETTER_WEBHOOK_SECRET in the `Tessera-Signature` header; retried until it answers 2xx). Unset: the choices are stored and readable, and nothing is sent.',
+    description: 'Where newsletter changes are POSTed (https in production; JSON, events `newsletters.updated` and `account.deleted`, signed with NEWSLETTER_WEBHOOK_SECRET in the `Tessera-Signature` header; retried until it answers 2xx). Unset: the choices are stored and readable, and nothing is sent.',
   },
   webhookSecret: {
     env: 'NEWSLETTER_WEBHOOK_SECRET', secret: true, optional: true, default: '', parse: str,

@@ -11,7 +11,7 @@ const webhookUrl = (raw: string): string => {
 export const supportConfig = defineConfig({
   webhookUrl: {
     env: 'SUPPORT_WEBHOOK_URL', default: '', defaultText: '(none: support tickets are off)', parse: webhookUrl,
-    description: 'Where support tickets are POSTed (JSON, event `support.ticket`, signed with SUPPORT_WEBHOOK_SECRET in the `Tessera-Signature` header; retried until it answers 2xx). Unset: POST /support/ticket answers 503/202.',
+    description: 'Where support tickets are POSTed (https in production; JSON, event `support.ticket`, signed with SUPPORT_WEBHOOK_SECRET in the `Tessera-Signature` header; retried until it answers 2xx). Unset: POST /support/ticket answers 503/202.',
   },
   webhookSecret: {
     env: 'SUPPORT_WEBHOOK_SECRET', secret: true, optional: true, default: '', parse: str,

@@ -7,7 +7,7 @@ import { cell, code, table, HEADER } from '../../apps/portal/scripts/markdown.mj
 
 export const name = 'portal-config';
 
-const GROUPS = { server: 'Server', tokens: 'Token lifetimes', signin: 'Sign-in confirmation', accounts: 'Accounts', rateLimit: 'Rate limiting', securityEvents: 'Security events', linkedAccounts: 'Linked accounts (Google, Apple)', mail: 'Mail' };
+const GROUPS = { server: 'Server', tokens: 'Token lifetimes', signin: 'Sign-in confirmation', accounts: 'Accounts', rateLimit: 'Rate limiting', securityEvents: 'Security events', linkedAccounts: 'Linked accounts (Google, Apple)', mail: 'Mail', geo: 'Locations and geo eligibility', support: 'Support tickets', newsletters: 'Newsletters', webhooks: 'Webhooks (support, newsletters)' };
 
 function defaultText(key) {
   if (key.defaultText) return key.defaultText;

@@ -21,6 +21,10 @@ import { createKeysDomain, loadSigningKey, type SigningKey } from './domains/key
 import { createMfaDomain, type MfaService } from './domains/mfa/index.js';
 import { createLinkedAccountsDomain, type LinkedAccountsService } from './domains/linked-accounts/index.js';
 import { createMiscDomain } from './domains/misc/index.js';
+import { createGeoDomain, type GeoService } from './domains/geo/index.js';
+import { createSupportDomain, SUPPORT_TARGET, type SupportService } from './domains/support/index.js';
+import { createNewslettersDomain, NEWSLETTERS_TARGET, type NewslettersService } from './domains/newsletters/index.js';
+import { WebhookSender, type Scheduler } from './senders/webhook/index.js';
 import { createOAuthDomain, type OAuthService } from './domains/oauth/index.js';
 import { createPagesDomain } from './domains/pages/index.js';
 import { createPasswordsDomain, type PasswordsService } from './domains/passwords/index.js';
@@ -58,6 +62,8 @@ export interface AppOptions {
   mailSender?: MailSender;
   signingKey?: SigningKey;
   logger?: FastifyBaseLogger | boolean;
+  /** Runs the webhook sender's retries and sweeps (tests drive their own); timers by default. */
+  webhookScheduler?: Scheduler;
 }
 
 export interface AppServices {
@@ -75,6 +81,9 @@ export interface AppServices {
   secondaryEmails: SecondaryEmails;
   linkedAccounts: LinkedAccountsService;
   twoStep: TwoStepService;
+  geo: GeoService;
+  support: SupportService;
+  newsletters: NewslettersService;
 }
 
 export interface App {
@@ -85,6 +94,8 @@ export interface App {
   services: AppServices;
   /** Web Push's outgoing queue (`idle()` resolves once every queued push has been sent). */
   push: PushQueue;
+  /** The signed, retrying webhook sender (support tickets, newsletters). */
+  webhooks: WebhookSender;
   /** The password-stretching pool (its `accepted` count shows which paths pay a stretch). */
   scrypt: ScryptPool;
   /** With NODE_ENV=test: errors routes answered without declaring them (the test harness fails on any). */
@@ -166,9 +177,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     ignore: { ips: config.rateLimit.ignoreIps, emails: config.rateLimit.ignoreEmails, uids: config.rateLimit.ignoreUids },
     log: server.log, now: () => clock.now(),
   });
+  // Built before the domains that keep where requests came from (security events, sessions).
+  const geo = createGeoDomain({ config: config.geo });
   // Built before every domain that records security events (sessions, emails, accounts, passwords).
   const securityEvents = createSecurityEventsDomain({
-    db, clock, retentionMs: config.securityEvents.retentionDays * 86_400_000, maxPerName: config.securityEvents.maxPerName,
+    db, clock, locate: geo.service.locate, retentionMs: config.securityEvents.retentionDays * 86_400_000, maxPerName: config.securityEvents.maxPerName,
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
   });
   const keys = createKeysDomain({ key: signingKey });
@@ -176,7 +189,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const sessions = createSessionsDomain({
     db, clock, writeEpoch: storage.writeEpoch, secrets: tokenSecrets,
     idleLifetimeMs: config.tokens.sessionWithoutDeviceLifetime * 1000, cacheMs: config.server.sessionCacheMs,
-    securityEvents: securityEvents.service,
+    securityEvents: securityEvents.service, locate: geo.service.locate,
   });
   const tokens = createTokensDomain({ db, secrets: tokenSecrets, config: config.tokens });
   const emails = createEmailsDomain({
@@ -254,6 +267,16 @@ export async function createApp(options: AppOptions): Promise<App> {
     .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);
   const pages = createPagesDomain({ confirmations: emails.service, resetLinks: passwords.service, setupLinks: accounts.setupLinks, allowedOrigins, publicUrl: publicUrl.origin });
   const misc = createMiscDomain();
+  const webhooks = new WebhookSender({
+    db, clock, scheduler: options.webhookScheduler, log: server.log,
+    targets: {
+      [SUPPORT_TARGET]: config.support.webhookUrl ? { url: config.support.webhookUrl, secret: config.support.webhookSecret } : null,
+      [NEWSLETTERS_TARGET]: config.newsletters.webhookUrl ? { url: config.newsletters.webhookUrl, secret: config.newsletters.webhookSecret } : null,
+    },
+    timeoutMs: config.webhooks.timeoutMs, retryBaseMs: config.webhooks.retryBaseSeconds * 1000, retryMaxMs: config.webhooks.retryMaxSeconds * 1000,
+  });
+  const support = createSupportDomain({ db, clock, webhooks, secret: config.support.secret });
+  const newsletters = createNewslettersDomain({ db, clock, webhooks });
   const health = createHealthDomain({
     publicUrl: config.server.publicUrl,
     portal: existsSync(join(resolve(config.server.portalDir), 'index.html')),
@@ -263,7 +286,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ],
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
   });
-  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, twoStep, linkedAccounts, accounts, mfa, recoveryKeys, passwords, secondaryEmails, devices, pages, misc, health];
+  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, twoStep, linkedAccounts, accounts, mfa, recoveryKeys, passwords, secondaryEmails, devices, geo, support, newsletters, pages, misc, health];
   const { strategies } = composeDomains(domains, lifecycle);
 
   installJsonParser(server);
@@ -350,10 +373,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   server.get('/v1/openapi.json', { schema: { hide: true } }, async () => server.swagger());
 
   await server.ready();
+  // Deliveries a previous process left pending go out now (issue 13: also after a restart).
+  webhooks.start();
   return {
     server,
     lifecycle,
     push,
+    webhooks,
     scrypt,
     undeclaredErrors,
     get closing() {
@@ -364,10 +390,13 @@ export async function createApp(options: AppOptions): Promise<App> {
       accounts: accounts.service, passwords: passwords.service, securityEvents: securityEvents.service,
       devices: devices.service, mfa: mfa.service, recoveryKeys: recoveryKeys.service, secondaryEmails: secondaryEmails.service, linkedAccounts: linkedAccounts.service,
       twoStep: twoStep.service,
+      geo: geo.service, support: support.service, newsletters: newsletters.service,
     },
     async close() {
       closing = true;
       await server.close();
+      webhooks.close();
+      await webhooks.idle();
       await push.close();
       await scrypt.close();
       await securityEvents.close();

@@ -12,8 +12,10 @@ export interface ConfigKey<T> {
   default: T | ((env: Env) => T);
   /** How the default reads in documentation when it is computed. */
   defaultText?: string;
-  /** Secrets are never printed; in production they must be set explicitly. */
+  /** Secrets are never printed; in production they must be set explicitly (unless `optional`). */
   secret?: boolean;
+  /** A secret of an optional feature: production may leave it unset (the feature is then off). */
+  optional?: boolean;
 }
 
 export type ConfigSlice = Record<string, ConfigKey<unknown>>;
@@ -36,7 +38,7 @@ export function readConfig<S extends ConfigSlice>(slice: S, env: Env): ConfigVal
   for (const [key, def] of Object.entries(slice)) {
     const raw = env[def.env];
     if (raw === undefined || raw === '') {
-      if (def.secret && production) throw new ConfigError(`${def.env} must be set when NODE_ENV=production (${def.description})`);
+      if (def.secret && !def.optional && production) throw new ConfigError(`${def.env} must be set when NODE_ENV=production (${def.description})`);
       out[key] = typeof def.default === 'function' ? (def.default as (e: Env) => unknown)(env) : def.default;
       continue;
     }

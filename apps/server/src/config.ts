@@ -13,6 +13,10 @@ import { mailConfig } from './senders/mail/config.js';
 import { pushConfig } from './senders/push/config.js';
 import { signinConfig } from './domains/sessions/index.js';
 import { securityEventsConfig } from './domains/security-events/index.js';
+import { geoConfig } from './domains/geo/index.js';
+import { supportConfig } from './domains/support/index.js';
+import { newslettersConfig } from './domains/newsletters/index.js';
+import { webhookConfig } from './senders/webhook/index.js';
 import { DATABASE_URL_FORMS, parseDatabaseUrl } from './storage/database-url.js';
 
 /** Process-wide settings: where to listen, what to store in, how to log. */
@@ -103,7 +107,7 @@ export const serverConfig = defineConfig({
   },
 });
 
-export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, devices: devicesConfig, linkedAccounts: linkedAccountsConfig, mfa: mfaConfig, secondaryEmails: secondaryEmailsConfig, twoStep: twoStepConfig, push: pushConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
+export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, devices: devicesConfig, linkedAccounts: linkedAccountsConfig, mfa: mfaConfig, secondaryEmails: secondaryEmailsConfig, twoStep: twoStepConfig, push: pushConfig, mail: mailConfig, geo: geoConfig, support: supportConfig, newsletters: newslettersConfig, webhooks: webhookConfig } satisfies Record<string, ConfigSlice>;
 
 export type Config = {
   [K in keyof typeof CONFIG_SLICES]: ConfigValues<(typeof CONFIG_SLICES)[K]>;
@@ -127,6 +131,10 @@ export function loadConfig(env: Env = process.env): Config {
     linkedAccounts: readConfig(linkedAccountsConfig, env),
     push: readConfig(pushConfig, env),
     mail: readConfig(mailConfig, env),
+    geo: readConfig(geoConfig, env),
+    support: readConfig(supportConfig, env),
+    newsletters: readConfig(newslettersConfig, env),
+    webhooks: readConfig(webhookConfig, env),
   };
   try {
     rulesInForce(config.rateLimit);
@@ -135,6 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const production = config.server.nodeEnv === 'production';
   checkLinkedAccountsConfig(config.linkedAccounts, production);
+  checkWebhookSecrets(config, production);
   if (config.server.authSecret && config.server.authSecret.length < 32) {
     throw new ConfigError('AUTH_SECRET must be at least 32 characters (use e.g. `openssl rand -hex 32`)');
   }
@@ -145,4 +154,17 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('SMTP_URL must be set when NODE_ENV=production: without it every email, codes included, would be written to the outbox on disk');
   }
   return config;
+}
+
+/** Issue 13: a webhook is signed with a real key, and the support secret is not guessable. */
+function checkWebhookSecrets(config: Config, production: boolean): void {
+  for (const [name, url, secret] of [
+    ['SUPPORT', config.support.webhookUrl, config.support.webhookSecret],
+    ['NEWSLETTER', config.newsletters.webhookUrl, config.newsletters.webhookSecret],
+  ] as const) {
+    // Tickets and addresses travel in these bodies: the signature proves them, https hides them.
+    if (url && production && !url.startsWith('https://')) throw new ConfigError(`${name}_WEBHOOK_URL must be https when NODE_ENV=production`);
+    if (url && secret.length < 32) throw new ConfigError(`${name}_WEBHOOK_SECRET must be at least 32 characters when ${name}_WEBHOOK_URL is set (receivers check the signature with it)`);
+  }
+  if (config.support.secret && config.support.secret.length < 32) throw new ConfigError('SUPPORT_SECRET must be at least 32 characters (use e.g. `openssl rand -hex 32`)');
 }

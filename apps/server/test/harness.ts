@@ -11,6 +11,7 @@ import { ManualClock } from '../src/clock.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { generateSigningKeyPem, signingKeyFromPem, type SigningKey } from '../src/domains/keys/service.js';
 import { SmtpSender } from '../src/senders/mail/sender.js';
+import type { Scheduler } from '../src/senders/webhook/index.js';
 import { migrateToLatest, openStorage, type DialectName, type Storage } from '../src/storage/db.js';
 import { MailCapture } from './mail-capture.js';
 
@@ -86,6 +87,8 @@ export interface TestServerOptions {
   presentation?: TokenPresentation;
   /** Collect the server's log lines (JSON, level info and up) here instead of discarding them. */
   logLines?: string[];
+  /** Runs the webhook sender's retries (test/webhook-receiver.ts's ManualScheduler); timers by default. */
+  webhookScheduler?: Scheduler;
 }
 
 export interface TestServer {
@@ -139,6 +142,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     config, storage, logger, signingKey: testSigningKey(),
     mailSender: new SmtpSender(smtpUrl, config.mail.from),
     ...(clock ? { clock } : {}),
+    ...(options.webhookScheduler ? { webhookScheduler: options.webhookScheduler } : {}),
   });
   await app.server.listen({ port: probe, host: '127.0.0.1' });
 

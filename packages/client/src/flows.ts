@@ -3,7 +3,7 @@ import {
   parseRecoveryKey, randomHex, recoveryKeyId, stretchV1, stretchV2, unwrapKb, type StretchedCredentials,
 } from '@tessera/protocol';
 import type { TesseraClient } from './generated/client.js';
-import type { Body } from './types.js';
+import type { Body, Reply } from './types.js';
 import { assertPasswordAllowed, isTesseraError } from './errors.js';
 
 // Whole flows on top of the route methods: the client side of onepw (stretching, choosing kB,
@@ -46,6 +46,15 @@ async function passwordFields(email: string, password: string, kB: string) {
 
 export class TesseraAccounts {
   constructor(readonly client: TesseraClient) {}
+
+  /**
+   * POST /support/ticket as a trusted helpdesk front end: the server's SUPPORT_SECRET goes in the
+   * `Tessera-Support-Secret` header instead of a session (then `email` is required). Sessions use
+   * `client.supportTicket({ sessionToken }, body)`.
+   */
+  supportTicketWithSecret(supportSecret: string, body: Body<'/v1/support/ticket', 'post'>): Promise<Reply<'/v1/support/ticket', 'post'>> {
+    return this.client.transport.request({ method: 'POST', path: '/support/ticket', body, headers: { 'tessera-support-secret': supportSecret } });
+  }
 
   /**
    * Signs up with a version-2 password (a random kB wrapped under both stretches). A password the

@@ -49,6 +49,8 @@ export interface RequestSpec {
   query?: Record<string, string | number | boolean | undefined> | undefined;
   body?: unknown;
   token?: TokenRef | undefined;
+  /** Further request headers (e.g. Tessera-Support-Secret). */
+  headers?: Record<string, string> | undefined;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -144,7 +146,7 @@ export class Transport {
     let busyLeft = this.busyRetries;
     let skewRetried = false;
     for (;;) {
-      const headers: Record<string, string> = { accept: 'application/json' };
+      const headers: Record<string, string> = { ...spec.headers, accept: 'application/json' };
       if (payload !== undefined) headers['content-type'] = 'application/json';
       const auth = this.authorization(spec, url, payload);
       if (auth) headers.authorization = auth;

@@ -13,6 +13,9 @@ const TAGS = [
   { name: 'Password', description: 'Changing, forgetting and resetting passwords.' },
   { name: 'MFA', description: 'Step-up: an emailed code exchanged for a short-lived MFA token that /mfa routes require.' },
   { name: 'Keys', description: 'The server\'s public signing keys.' },
+  { name: 'Locations', description: 'Where requests come from (a MaxMind-format database) and which features are offered there.' },
+  { name: 'Support', description: 'Support tickets, forwarded to the helpdesk by a signed webhook.' },
+  { name: 'Newsletters', description: 'The account\'s newsletter choices, forwarded to the mailing-list service by a signed webhook.' },
   { name: 'Miscellaneous', description: 'Utilities.' },
 ];
 

@@ -113,3 +113,15 @@ export const SigninState = {
   sessionVerified: Type.Boolean(),
   verified: Type.Boolean({ description: 'emailVerified and sessionVerified (kept for older clients).' }),
 };
+
+/**
+ * Where a session, device or request was, as domains/geo looks it up in the MaxMind-format
+ * database (GEOIP_DATABASE_FILE): each key only when known; `{}` without a database.
+ */
+export const Location = Type.Object({
+  city: Type.Optional(Type.String({ description: 'City name (English).' })),
+  country: Type.Optional(Type.String({ description: 'Country name (English).' })),
+  countryCode: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code.' })),
+  state: Type.Optional(Type.String({ description: 'First-level subdivision (state, region) name (English).' })),
+  stateCode: Type.Optional(Type.String({ maxLength: 3, description: 'The subdivision\'s ISO 3166-2 code without the country part (e.g. `CA`).' })),
+}, { additionalProperties: false, description: 'Where it was used, from the location database (GEOIP_DATABASE_FILE); empty when unknown or when no database is configured.' });

@@ -2,7 +2,7 @@
 // logger-factory.ts (it loads pino); this part has no dependencies, so main.ts can install it first.
 
 /** Fields that can hold credentials: database errors can quote a failed statement's values (token ids). */
-export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'err.detail', 'err.parameters', 'err.sql'];
+export const LOG_REDACT = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["tessera-support-secret"]', 'err.detail', 'err.parameters', 'err.sql'];
 
 /**
  * stdout's reader went away (`npm start | npx pino-pretty` when npx exits): the server keeps

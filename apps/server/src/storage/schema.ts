@@ -72,6 +72,8 @@ export interface EmailsTable {
 }
 
 export interface SessionTokensTable {
+  /** Where the session was opened (JSON of domains/geo's Location), when the location service knew; migration 0016. */
+  location?: string | null;
   /** HMAC-SHA256, under a key derived from AUTH_SECRET, of the token id (HKDF(sessionToken, "sessionToken")[0:32], the Bearer and Hawk id); also the session's handle. Neither token nor id is stored. */
   id_hash: string;
   /** The Hawk authKey (HKDF bytes 32–64) XOR a pad that needs AUTH_SECRET and the unstored id. */
@@ -232,6 +234,8 @@ export interface SecurityEventsTable {
   ip_network: string | null;
   /** A JSON object of strings with details (how a confirmation came, which session ended); null when none. */
   additional_info: string | null;
+  /** Where the request came from (JSON of domains/geo's Location), when the location service knew; migration 0016. */
+  location?: string | null;
 }
 
 /** A relying party's installation on one session (spec 1 §3): what it is called, where to push to it, what commands it takes. */
@@ -366,6 +370,45 @@ export interface LinkedAccountTokensTable {
   expires_at: number;
 }
 
+/** Support tickets (POST /support/ticket), kept until forwarded to the helpdesk and then as a record. */
+export interface SupportTicketsTable {
+  /** 16 random bytes (hex): the `ticket` of the reply and of the helpdesk webhook. */
+  id: string;
+  /** The account, when a session sent it; null when the support secret did. */
+  uid: string | null;
+  email: string | null;
+  /** The ticket's fields (productName, topic, message, …) as JSON. */
+  fields: string;
+  /** `pending` until the helpdesk webhook accepted it, then `forwarded`. */
+  status: string;
+  created_at: number;
+  forwarded_at: number | null;
+}
+
+/** The newsletters an account subscribed to (spec 2 §3's enum); no row: none. */
+export interface AccountNewslettersTable {
+  uid: string;
+  /** JSON array of newsletter names, sorted. */
+  newsletters: string;
+  updated_at: number;
+}
+
+/** The outbox of senders/webhook: one row per delivery until the receiver answers 2xx. */
+export interface WebhookDeliveriesTable {
+  /** 16 random bytes (hex), sent as the delivery id header (receivers de-duplicate by it). */
+  id: string;
+  /** Which configured webhook: `support` or `newsletters`. */
+  target: string;
+  event: string;
+  /** The JSON body, exactly as signed and sent. */
+  payload: string;
+  attempts: Generated<number>;
+  /** When to try next (ms); a sender working on it pushes it past its timeout (a lease). */
+  next_attempt_at: number;
+  last_error: string | null;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   emails: EmailsTable;
@@ -390,4 +433,7 @@ export interface Database {
   linked_accounts: LinkedAccountsTable;
   linked_account_sessions: LinkedAccountSessionsTable;
   linked_account_tokens: LinkedAccountTokensTable;
+  support_tickets: SupportTicketsTable;
+  account_newsletters: AccountNewslettersTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

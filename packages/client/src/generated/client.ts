@@ -924,6 +924,67 @@ export interface OperationErrors {
   browserid:
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
+  geoEligibility:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  supportTicket:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'FEATURE_NOT_ENABLED'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  newsletters:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  newslettersUpdate:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
   getRandomBytes:
     | 'THROTTLED'
     | 'SERVER_BUSY'
@@ -3022,6 +3083,114 @@ export class TesseraClient {
    */
   browserid(): Promise<Reply<'/.well-known/browserid', 'get'>> {
     return this.transport.request({ method: 'GET', path: '/.well-known/browserid' });
+  }
+
+  /**
+   * Whether a feature is offered where the caller is.
+   *
+   * Looks the request's address up in the location database (GEOIP_DATABASE_FILE) and answers
+   * whether its country is one of those GEO_ELIGIBILITY_RULES lists for the feature. A feature not
+   * configured, an address the database does not know, or no database at all: `eligible: false`.
+   * `region` is the country found (ISO 3166-1 alpha-2, lower case), null when unknown.
+   *
+   * `GET /v1/geo/eligibility/{feature}`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.geoEligibility(sessionToken, feature);
+   */
+  geoEligibility(
+    sessionToken: string,
+    feature: string,
+  ): Promise<Reply<'/v1/geo/eligibility/{feature}', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: `/geo/eligibility/${encodeURIComponent(feature)}`,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * File a support ticket.
+   *
+   * Stores the ticket and forwards it to the helpdesk webhook (SUPPORT_WEBHOOK_URL, signed, see the
+   * portal's support page). Authenticated by a confirmed session (the ticket is the account's, with
+   * its primary address; an unconfirmed one gets 400/138), or, for a trusted helpdesk front end, by
+   * the support secret in the `Tessera-Support-Secret` header (then `email` is required, 400/108).
+   * Neither: 401/110. `success` says whether the helpdesk accepted the ticket now; when it did not,
+   * `error` says so and the ticket is forwarded again later (retries with doubling waits, also
+   * after a restart). `ticket` is Tessera's id of the ticket either way. 503/202 when no helpdesk
+   * webhook is configured.
+   *
+   * `POST /v1/support/ticket`. Authenticates with a sessionToken, or anonymously.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), FEATURE_NOT_ENABLED (202), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.supportTicket({ sessionToken }, { productName, topic, message });
+   */
+  supportTicket(
+    auth: { sessionToken: string } | undefined,
+    body: Body<'/v1/support/ticket', 'post'>,
+  ): Promise<Reply<'/v1/support/ticket', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/support/ticket', body,
+      token: auth && tokenRef(auth),
+    });
+  }
+
+  /**
+   * The account's newsletters.
+   *
+   * The newsletters the account is subscribed to, in alphabetical order.
+   *
+   * `GET /v1/newsletters`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.newsletters(sessionToken);
+   */
+  newsletters(sessionToken: string): Promise<Reply<'/v1/newsletters', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/newsletters',
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Set the account's newsletters.
+   *
+   * The account's subscriptions become exactly `newsletters` (an empty list unsubscribes from all).
+   * When they changed and NEWSLETTER_WEBHOOK_URL is set, the mailing-list service is told (event
+   * `newsletters.updated` with the full list and what was added and removed; signed, retried until
+   * accepted). Needs a confirmed session (400/138).
+   *
+   * `POST /v1/newsletters`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.newslettersUpdate(sessionToken, { newsletters });
+   */
+  newslettersUpdate(
+    sessionToken: string,
+    body: Body<'/v1/newsletters', 'post'>,
+  ): Promise<Reply<'/v1/newsletters', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/newsletters', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
   }
 
   /**

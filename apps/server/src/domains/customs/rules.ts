@@ -63,6 +63,10 @@ linkedAccountLogin               : ip       : 100 : 15 minutes : 15 minutes : bl
 linkedAccountLogin               : ip       : 500 : 24 hours   : 15 minutes : ban
 linkedAccountNotification        : ip       : 1000 : 15 minutes : 15 minutes : block
 
+# Support tickets: each one reaches a person at the helpdesk.
+supportTicket                    : ip       : 10  : 60 minutes : 60 minutes : block
+supportTicket                    : ip       : 100 : 24 hours   : 15 minutes : ban
+
 # Unblock codes.
 sendUnblockCode                  : ip_email : 5   : 15 minutes : 15 minutes : block
 sendUnblockCode                  : ip       : 100 : 24 hours   : 15 minutes : ban

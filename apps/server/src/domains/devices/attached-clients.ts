@@ -35,7 +35,7 @@ export function sessionEntries(sessions: Session[], devices: Device[], currentSe
       createdTime: device ? Math.min(device.createdAt, s.createdAt) : s.createdAt,
       lastAccessTime: s.lastAccessTime,
       scope: null,
-      location: {},
+      location: s.location ?? {},
       userAgent: userAgentOf(s),
       os: s.ua.os,
       providerId: providers.get(s.id) ?? null,

@@ -43,7 +43,7 @@ export function listedDevices(devices: Device[], sessions: Session[], currentSes
         lastAccessTimeFormatted: formatTimeAgo(lastAccessTime, now, locale),
         approximateLastAccessTime: null,
         approximateLastAccessTimeFormatted: null,
-        location: {},
+        location: s?.location ?? {},
       };
     })
     .filter((d) => d.isCurrentDevice || idleSince === undefined || d.lastAccessTime >= idleSince)
@@ -67,7 +67,7 @@ export function deprecatedSessionList(sessions: Session[], devices: Device[], cu
       deviceId: d?.id ?? null,
       deviceName: d?.name ?? null,
       deviceAvailableCommands: d?.availableCommands ?? null,
-      location: {},
+      location: s.location ?? {},
     };
   });
 }

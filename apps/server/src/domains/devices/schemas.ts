@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { hex } from '../../http/schemas.js';
+import { hex, Location } from '../../http/schemas.js';
 import { DISPLAY_SAFE_PATTERN } from './rules.js';
 
 // The wire shapes of devices and attached clients (protocol.md §5.7, §5.8): the one source of both
@@ -23,7 +23,7 @@ export const pushCallback = Type.String({
 });
 export const pushPublicKey = Type.String({ maxLength: 88, pattern: '^[A-Za-z0-9_-]*$', description: 'The subscription\'s P-256 public key (`p256dh`), base64url; pushes are encrypted to it (aes128gcm, RFC 8291).' });
 export const pushAuthKey = Type.String({ maxLength: 24, pattern: '^[A-Za-z0-9_-]*$', description: 'The subscription\'s 16-byte auth secret, base64url.' });
-export const location = Type.Object({}, { description: 'Where the device was last used; empty: Tessera does not locate clients.' });
+export const location = Location;
 
 const formatted = (of: string) => Type.String({
   description: `${of} as a relative time ("now", "5 minutes ago", "yesterday") in the caller's language (Accept-Language; English when none is supported).`,

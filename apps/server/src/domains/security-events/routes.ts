@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { credentialsOf } from '../../http/auth.js';
 import { responses } from '../../http/responses.js';
-import { StringEnum } from '../../http/schemas.js';
+import { Location, StringEnum } from '../../http/schemas.js';
 import { SECURITY_EVENT_NAMES } from './names.js';
 import type { SecurityEventsService } from './service.js';
 
@@ -17,6 +17,7 @@ const SecurityEvent = Type.Object({
     type: 'object', additionalProperties: { type: 'string' },
     description: 'Details of some events, such as how a confirmation came (`method`); see the security events page.',
   })),
+  location: Type.Optional(Location),
 });
 
 export const securityEventRoutes: FastifyPluginAsyncTypebox<{ events: SecurityEventsService }> = async (app, { events }) => {

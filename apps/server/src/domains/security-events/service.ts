@@ -34,7 +34,12 @@ export interface SecurityEventsDeps {
   retentionMs: number;
   /** Newest events kept per account and name. */
   maxPerName: number;
+  /** Where a request came from (domains/geo); none: events have no location. */
+  locate?: (ip: string) => EventLocation | null;
 }
+
+/** A location as domains/geo gives it. */
+export type EventLocation = Partial<Record<'city' | 'country' | 'countryCode' | 'state' | 'stateCode', string>>;
 
 export class SecurityEventsService implements SecurityEvents {
   constructor(private readonly deps: SecurityEventsDeps) {}
@@ -43,6 +48,7 @@ export class SecurityEventsService implements SecurityEvents {
     await insertEvent(db, {
       uid, name: event.name, verified: event.verified, createdAt: this.deps.clock.now(),
       ipNetwork: networkOf(event.ctx.ip), additionalInfo: event.additionalInfo ?? null,
+      location: this.deps.locate?.(event.ctx.ip) ?? null,
     });
     await pruneEventsOfName(db, uid, event.name, this.deps.maxPerName);
   }
@@ -56,6 +62,7 @@ export class SecurityEventsService implements SecurityEvents {
       createdAt: e.createdAt,
       ...(e.ipNetwork !== null ? { ipNetwork: e.ipNetwork } : {}),
       ...(e.additionalInfo !== null ? { additionalInfo: e.additionalInfo } : {}),
+      ...(e.location !== null ? { location: e.location } : {}),
     }));
   }
 

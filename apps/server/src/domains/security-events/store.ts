@@ -8,6 +8,8 @@ export interface StoredEvent {
   createdAt: number;
   ipNetwork: string | null;
   additionalInfo: Record<string, string> | null;
+  /** Where the request came from (migration 0016), null when unknown. */
+  location: Record<string, string> | null;
 }
 
 export async function insertEvent(db: Executor, row: { uid: string } & StoredEvent): Promise<void> {
@@ -18,6 +20,7 @@ export async function insertEvent(db: Executor, row: { uid: string } & StoredEve
     created_at: row.createdAt,
     ip_network: row.ipNetwork,
     additional_info: row.additionalInfo ? JSON.stringify(row.additionalInfo) : null,
+    location: row.location ? JSON.stringify(row.location) : null,
   }).execute();
 }
 
@@ -37,7 +40,7 @@ export async function pruneEventsOfName(db: Executor, uid: string, name: string,
 /** The account's events since `since` (ms), newest first; ties in time by the order they were recorded. */
 export async function listEvents(db: Executor, uid: string, since: number): Promise<StoredEvent[]> {
   const rows = await db.selectFrom('security_events')
-    .select(['name', 'verified', 'created_at', 'ip_network', 'additional_info'])
+    .select(['name', 'verified', 'created_at', 'ip_network', 'additional_info', 'location'])
     .where('uid', '=', uid).where('created_at', '>=', since)
     .orderBy('created_at', 'desc').orderBy('id', 'desc')
     .execute();
@@ -47,6 +50,7 @@ export async function listEvents(db: Executor, uid: string, since: number): Prom
     createdAt: r.created_at,
     ipNetwork: r.ip_network,
     additionalInfo: r.additional_info === null ? null : (JSON.parse(r.additional_info) as Record<string, string>),
+    location: r.location ? (JSON.parse(r.location) as Record<string, string>) : null,
   }));
 }
 

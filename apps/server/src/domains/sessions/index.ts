@@ -9,15 +9,15 @@ import type { SecurityEvents } from '../security-events/index.js';
 import type { WriteEpoch } from '../../storage/write-epoch.js';
 import { SessionCache } from './cache.js';
 import { sessionRoutes } from './routes.js';
-import { SessionsService } from './service.js';
+import { SessionsService, type Locate } from './service.js';
 import { deleteOtherSessions, findSessionWithAccount, isSessionVerified, markSessionHawkOnly, sessionAal, type SessionWithAccount } from './store.js';
 
 // The sessions domain: session tokens, their confirmation state and codes, the session strategies
 // every signed-in route authenticates with, and the session routes.
 
 export { signinConfig } from './config.js';
-export { meetsMinimumAal, SessionsService, verificationState, type SessionEndedListener, type SessionStart } from './service.js';
-export { isSessionVerified, methodName, sessionAal, SECOND_FACTOR_METHODS, VERIFICATION_METHODS, type SecondFactorMethod, type Session, type SessionWithAccount, type VerificationMethodName } from './store.js';
+export { meetsMinimumAal, SessionsService, verificationState, type Locate, type SessionEndedListener, type SessionStart } from './service.js';
+export { isSessionVerified, methodName, sessionAal, SECOND_FACTOR_METHODS, VERIFICATION_METHODS, type SecondFactorMethod, type Session, type SessionLocation, type SessionWithAccount, type VerificationMethodName } from './store.js';
 export type { CodeCheck } from './codes.js';
 export { describeDevice, parseUserAgent } from './user-agent.js';
 
@@ -40,6 +40,8 @@ export interface SessionsDomainDeps {
   securityEvents: SecurityEvents;
   /** How long a session lookup is reused in process (0: never). */
   cacheMs: number;
+  /** Where new sessions are opened from (domains/geo). */
+  locate?: Locate;
 }
 
 export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsService> {

@@ -11,9 +11,12 @@ import { checkSessionCode, clearSessionCode, issueSessionCode, type CodeCheck } 
 import {
   deleteSession, findSession, findSessionByName, insertSession, isSessionVerified, listSessionsAwaiting, listSessionsOf, markSessionsVerifiedByVerificationId,
   elevateSession, markSessionVerified, sessionAal, setSessionAuthAt, setSessionHasDevice, touchSession,
-  type SecondFactorMethod, type Session, type SessionWithAccount, type VerificationMethodName,
+  type SecondFactorMethod, type Session, type SessionLocation, type SessionWithAccount, type VerificationMethodName,
 } from './store.js';
 import { parseUserAgent } from './user-agent.js';
+
+/** domains/geo's lookup, as sessions use it (the geo domain is built before this one). */
+export type Locate = (ip: string) => SessionLocation | null;
 
 /** How a new session starts: confirmed, or waiting on an id that an emailed link or code clears. */
 export interface SessionStart {
@@ -33,7 +36,7 @@ export interface SessionStart {
  * Mints a session token and stores it; `data` goes to the client once and is never stored, nor are
  * its id and authKey: the row is keyed by the id's HMAC and keeps the authKey sealed.
  */
-async function createSession(db: Executor, secrets: TokenSecrets, s: SessionStart): Promise<{ data: string; session: Session }> {
+async function createSession(db: Executor, secrets: TokenSecrets, s: SessionStart, locate?: Locate): Promise<{ data: string; session: Session }> {
   const token = mintToken('sessionToken');
   const verified = s.tokenVerificationId === null;
   const session: Session = {
@@ -46,6 +49,7 @@ async function createSession(db: Executor, secrets: TokenSecrets, s: SessionStar
     lastAccessTime: s.now,
     authAt: s.authAt ?? s.now,
     ua: parseUserAgent(s.ctx.userAgent),
+    location: locate?.(s.ctx.ip) ?? null,
     tokenVerificationId: s.tokenVerificationId,
     mustVerify: !verified && s.mustVerify,
     verificationMethod: verified ? (s.verifiedWith ?? null) : null,
@@ -86,6 +90,8 @@ export interface SessionsDeps {
   idleLifetimeMs: number;
   /** Records sign-outs. */
   securityEvents: SecurityEvents;
+  /** Where a new session is opened from (domains/geo); none: sessions have no location. */
+  locate?: Locate;
 }
 
 /** lastAccessTime is written at most this often per session, not on every request. */
@@ -127,7 +133,7 @@ export class SessionsService {
 
   /** Mints a session token and stores it; `data` goes to the client once and is never stored. */
   create(db: Executor, start: SessionStart): Promise<{ data: string; session: Session }> {
-    return createSession(db, this.deps.secrets, start);
+    return createSession(db, this.deps.secrets, start, this.deps.locate);
   }
 
   /** The session of this handle (`Session.id`). */
@@ -263,7 +269,7 @@ export class SessionsService {
       reason: (session.verificationReason as SessionStart['reason']) ?? null,
       verifiedWith: session.verificationMethod,
       authAt: session.authAt,
-    });
+    }, this.deps.locate);
     return {
       uid: session.uid,
       sessionToken: data,

@@ -47,6 +47,8 @@ export interface Session {
   lastAccessTime: number;
   authAt: number;
   ua: UserAgentInfo;
+  /** Where the session was opened, when the location service knew (issue 13). */
+  location?: SessionLocation | null;
   /** Non-null while the session awaits confirmation. */
   tokenVerificationId: string | null;
   mustVerify: boolean;
@@ -68,6 +70,9 @@ export interface SessionWithAccount extends Session {
   };
 }
 
+/** A location as domains/geo gives it (city, country, countryCode, state, stateCode; each optional). */
+export type SessionLocation = Partial<Record<'city' | 'country' | 'countryCode' | 'state' | 'stateCode', string>>;
+
 export function isSessionVerified(s: Session): boolean {
   return s.tokenVerificationId === null;
 }
@@ -86,6 +91,7 @@ function rowToSession(r: Selectable<SessionTokensTable>): Session {
       browser: r.ua_browser, browserVersion: r.ua_browser_version, os: r.ua_os, osVersion: r.ua_os_version,
       deviceType: r.ua_device_type, formFactor: r.ua_form_factor,
     },
+    location: r.location ? (JSON.parse(r.location) as SessionLocation) : null,
     tokenVerificationId: r.token_verification_id,
     mustVerify: r.must_verify === 1,
     verificationMethod: methodName(r.verification_method),
@@ -110,6 +116,7 @@ export async function insertSession(db: Executor, s: Session): Promise<void> {
     ua_os_version: s.ua.osVersion,
     ua_device_type: s.ua.deviceType,
     ua_form_factor: s.ua.formFactor,
+    location: s.location ? JSON.stringify(s.location) : null,
     token_verification_id: s.tokenVerificationId,
     must_verify: s.mustVerify ? 1 : 0,
     verification_method: s.verificationMethod === null ? null : VERIFICATION_METHODS[s.verificationMethod],

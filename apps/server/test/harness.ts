@@ -11,6 +11,7 @@ import { ManualClock } from '../src/clock.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { generateSigningKeyPem, signingKeyFromPem, type SigningKey } from '../src/domains/keys/service.js';
 import { SmtpSender } from '../src/senders/mail/sender.js';
+import type { SmsSender } from '../src/senders/sms/index.js';
 import { migrateToLatest, openStorage, type DialectName, type Storage } from '../src/storage/db.js';
 import { MailCapture } from './mail-capture.js';
 
@@ -86,6 +87,8 @@ export interface TestServerOptions {
   presentation?: TokenPresentation;
   /** Collect the server's log lines (JSON, level info and up) here instead of discarding them. */
   logLines?: string[];
+  /** The SMS transport (default: what the environment configures; null: none). */
+  smsSender?: SmsSender | null;
 }
 
 export interface TestServer {
@@ -138,6 +141,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
   const app = await createApp({
     config, storage, logger, signingKey: testSigningKey(),
     mailSender: new SmtpSender(smtpUrl, config.mail.from),
+    ...(options.smsSender !== undefined ? { smsSender: options.smsSender } : {}),
     ...(clock ? { clock } : {}),
   });
   await app.server.listen({ port: probe, host: '127.0.0.1' });

@@ -1,12 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient.js';
-import responseModule from 'twilio/lib/http/response.js';
 
-// A CommonJS module with a `default` export: seen from ESM, the class is its `default`.
-const Response = responseModule.default;
+// The SDK's Response class, from its CommonJS module (`exports.default`): loaded with require so
+// the class is found the same way whatever ESM interop the runtime (Node, vitest) applies.
+const Response = (createRequire(import.meta.url)('twilio/lib/http/response.js') as { default: new (statusCode: number, body: string, headers: Record<string, string>) => unknown }).default;
 
 // SMS delivery: the embedded outbox (files under $DATA_DIR/sms-outbox, like the mail outbox) or
 // Twilio through its official SDK. The recovery phone domain sees only SmsSender.

@@ -20,7 +20,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('recovery_phone_codes')
     .addColumn('uid', 'varchar(32)', (c) => c.notNull())
-    .addColumn('purpose', 'varchar(8)', (c) => c.notNull())
+    .addColumn('purpose', 'varchar(16)', (c) => c.notNull())
     .addColumn('code_hash', 'varchar(64)', (c) => c.notNull())
     .addColumn('phone_number', 'varchar(16)', (c) => c.notNull())
     .addColumn('failures', 'integer', (c) => c.notNull())

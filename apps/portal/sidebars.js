@@ -74,6 +74,7 @@ export default {
       'oauth-details',
       'operations',
       'rate-limiting',
+      'recovery-phone',
       'secondary-emails',
       'security-events',
       'storybook-deploys-with-circleci',

@@ -76,6 +76,7 @@ export default {
       'rate-limiting',
       'recovery-phone',
       'secondary-emails',
+      'two-step-authentication',
       'security-events',
       'storybook-deploys-with-circleci',
       'system-diagrams',

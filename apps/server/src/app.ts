@@ -222,7 +222,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
   });
   const mfa = createMfaDomain({
-    db, clock, mailer, records, sessions: sessions.service, secret: authSecret,
+    db, clock, mailer, records, sessions: sessions.service, secret: authSecret, twoStep: twoStep.service,
     jwt: {
       // Development: a key generated once into the data folder; production refuses to start without MFA_JWT_SECRET.
       secret: config.mfa.jwtSecret || developmentSecret(join(config.server.dataDir, 'mfa-jwt-secret')),
@@ -236,7 +236,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     db, clock, mailer, records, securityEvents: securityEvents.service, accountResetToken: tokens.strategies!.accountResetToken!,
   });
   const passwords = createPasswordsDomain({
-    db, clock, scrypt, mailer, records, accounts: accounts.service, sessions: sessions.service, tokens: tokens.service, recoveryKeys: recoveryKeys.service,
+    db, clock, scrypt, mailer, records, accounts: accounts.service, sessions: sessions.service, tokens: tokens.service, recoveryKeys: recoveryKeys.service, twoStep: twoStep.service,
     config: config.tokens, secret: authSecret, resetLink: link('/complete_reset_password'), securityEvents: securityEvents.service,
   });
   const secondaryEmails = createSecondaryEmailsDomain({

@@ -1284,7 +1284,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-step authentication on
-         * @description After `/totp/setup/verify` succeeded: two-step is on, sign-ins need a second factor, and the account is emailed. A calling session is confirmed with `totp-2fa` (AAL2). 155 when no code was verified.
+         * @description After `/totp/setup/verify` succeeded: two-step is on, sign-ins need a second factor, and the account is emailed. The calling session (or the session the MFA token was issued to) proved the app: it is confirmed with `totp-2fa` (AAL2). 155 when no code was verified.
          */
         post: operations["totpSetupComplete"];
         delete?: never;
@@ -1412,7 +1412,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-step authentication on, with an MFA token
-         * @description After `/totp/setup/verify` succeeded: two-step is on, sign-ins need a second factor, and the account is emailed. A calling session is confirmed with `totp-2fa` (AAL2). 155 when no code was verified.
+         * @description After `/totp/setup/verify` succeeded: two-step is on, sign-ins need a second factor, and the account is emailed. The calling session (or the session the MFA token was issued to) proved the app: it is confirmed with `totp-2fa` (AAL2). 155 when no code was verified.
          */
         post: operations["mfaTotpSetupComplete"];
         delete?: never;
@@ -11611,7 +11611,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 158 RECOVERY_KEY_NOT_FOUND, errno 159 RECOVERY_KEY_INVALID */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 158 RECOVERY_KEY_NOT_FOUND, errno 159 RECOVERY_KEY_INVALID, errno 138 SESSION_UNVERIFIED */
             400: {
                 headers: {
                     [name: string]: unknown;

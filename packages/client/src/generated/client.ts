@@ -857,6 +857,7 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
     | 'RECOVERY_KEY_NOT_FOUND'
     | 'RECOVERY_KEY_INVALID'
     | 'SERVER_BUSY'
@@ -3127,9 +3128,9 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), RECOVERY_KEY_NOT_FOUND (158),
-   * RECOVERY_KEY_INVALID (159), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * RECOVERY_KEY_NOT_FOUND (158), RECOVERY_KEY_INVALID (159), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountReset(accountResetToken, { authPW });
    */
@@ -3353,8 +3354,8 @@ export class TesseraClient {
    * Turn two-step authentication on.
    *
    * After `/totp/setup/verify` succeeded: two-step is on, sign-ins need a second factor, and the
-   * account is emailed. A calling session is confirmed with `totp-2fa` (AAL2). 155 when no code was
-   * verified.
+   * account is emailed. The calling session (or the session the MFA token was issued to) proved the
+   * app: it is confirmed with `totp-2fa` (AAL2). 155 when no code was verified.
    *
    * `POST /v1/totp/setup/complete`. Authenticates with a sessionToken.
    *
@@ -3554,8 +3555,8 @@ export class TesseraClient {
    * Turn two-step authentication on, with an MFA token.
    *
    * After `/totp/setup/verify` succeeded: two-step is on, sign-ins need a second factor, and the
-   * account is emailed. A calling session is confirmed with `totp-2fa` (AAL2). 155 when no code was
-   * verified.
+   * account is emailed. The calling session (or the session the MFA token was issued to) proved the
+   * app: it is confirmed with `totp-2fa` (AAL2). 155 when no code was verified.
    *
    * `POST /v1/mfa/totp/setup/complete`. Authenticates with an mfaToken (JWT).
    *

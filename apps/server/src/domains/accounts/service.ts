@@ -10,7 +10,7 @@ import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { SecurityEvents } from '../security-events/index.js';
-import { verificationState, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
+import { sessionAal, verificationState, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import type { KeyFetchToken, TokensService } from '../tokens/index.js';
 import { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
 import type { AccountRecords } from './records.js';
@@ -299,11 +299,13 @@ export class AccountsService {
     const keyFetchToken = input.keys
       ? await tokens.createKeyFetchToken(db, { uid: account.uid, kA: account.kA, wrapKb: match.wrapKb, sessionTokenId: session.id, now })
       : undefined;
-    if (session.tokenVerificationId) await this.deps.confirmations.sendFor(account, session, input.verificationMethod, input);
+    // A session waiting for the second factor keeps waiting for it: no email (issue 12).
+    const twoStep = session.tokenVerificationId !== null && account.emailVerified && (await this.deps.twoStep.isEnabled(account.uid));
+    if (session.tokenVerificationId && !twoStep) await this.deps.confirmations.sendFor(account, session, input.verificationMethod, input);
     return {
       uid: account.uid,
       ...(keyFetchToken ? (match.version === 2 ? { keyFetchTokenVersion2: keyFetchToken } : { keyFetchToken }) : {}),
-      ...verificationState(session, account.emailVerified, input.verificationMethod),
+      ...verificationState(session, account.emailVerified, twoStep ? 'totp-2fa' : input.verificationMethod),
       authAt: seconds(now),
       metricsEnabled: account.metricsOptOutAt === null,
     };
@@ -320,6 +322,9 @@ export class AccountsService {
     const session = token.sessionTokenId === null ? null : await sessions.find(db, token.sessionTokenId);
     const sessionOk = token.sessionTokenId === null || (session !== null && session.tokenVerificationId === null);
     if (!account?.emailVerified || !sessionOk) throw appError('ACCOUNT_UNVERIFIED');
+    // Issue 12: on an account with two-step authentication the session must have passed the
+    // second factor (AAL2); a sign-in confirmed only by email does not get the keys.
+    if (session !== null && sessionAal(session) < 2 && (await this.deps.twoStep.isEnabled(token.uid))) throw appError('ACCOUNT_UNVERIFIED');
     if (!(await tokens.spendKeyFetchToken(db, token.id))) throw appError('INVALID_TOKEN', { detail: 'Token already used' });
     return { bundle: token.keyBundle };
   }

@@ -7,7 +7,7 @@ import { randomDigits } from '../../crypto/random.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Database } from '../../storage/schema.js';
 import type { AccountRecords } from '../accounts/index.js';
-import type { Session, SessionsService, SessionWithAccount } from '../sessions/index.js';
+import { sessionAal, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import { MfaTokenRefused, type MfaAction, type MfaJwt } from './jwt.js';
 import { countFailure, findOtp, putOtp, spendTry, takeCode } from './store.js';
 
@@ -30,6 +30,8 @@ export interface MfaDeps {
   /** Key of the codes' HMAC (the server secret). */
   secret: string;
   otp: { lifetimeMs: number; tries: number; failuresPerSession: number };
+  /** Two-step authentication (issue 12): a token's session must stay at the account's AAL. */
+  twoStep: { isEnabled(uid: string): Promise<boolean> };
 }
 
 /** What the `mfa` strategy puts on a request: who, from which session, allowed to do what. */
@@ -100,6 +102,9 @@ export class MfaService {
     if (!session || session.uid !== claims.uid || !(await sessions.isLive(session, now))) throw new MfaTokenRefused('its session has ended');
     const account = await records.find(db, claims.uid);
     if (!account || account.disabledAt !== null) throw new MfaTokenRefused('the account is gone or disabled');
+    // A token acts for its session: once the account has two-step on, a session that never passed
+    // the second factor (AAL1) no longer acts for it, whatever token it was given before.
+    if (sessionAal(session) < 2 && (await this.deps.twoStep.isEnabled(claims.uid))) throw new MfaTokenRefused('its session has not passed the account\'s second factor');
     return { uid: claims.uid, session, scopes: claims.scopes, account: { email: account.email, locale: account.locale } };
   }
 }

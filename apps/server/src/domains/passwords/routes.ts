@@ -149,9 +149,12 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
         uid: Type.Optional(uid), sessionToken: Type.Optional(hex64), emailVerified: Type.Optional(Type.Boolean()), sessionVerified: Type.Optional(Type.Boolean()),
         verified: Type.Optional(Type.Boolean()), authAt: Type.Optional(Type.Integer()), verificationMethod: Type.Optional(Type.String()),
         keyFetchToken: Type.Optional(hex64), keyFetchTokenVersion2: Type.Optional(hex64),
-      }), ['RECOVERY_KEY_NOT_FOUND', 'RECOVERY_KEY_INVALID', 'SERVER_BUSY'], { auth: true }),
+      }), ['RECOVERY_KEY_NOT_FOUND', 'RECOVERY_KEY_INVALID', 'SESSION_UNVERIFIED', 'SERVER_BUSY'], { auth: true }),
     },
-  }, async (req) => passwords.reset(credentialsOf(req, 'accountResetToken').uid, { ...req.body, keys: req.query.keys === true }, contextOf(req)));
+  }, async (req) => {
+    const token = credentialsOf(req, 'accountResetToken');
+    return passwords.reset(token.uid, { ...req.body, keys: req.query.keys === true }, contextOf(req), token.verificationMethod);
+  });
 
   app.post('/password/create', {
     config: { auth: 'sessionTokenVerified', stretches: true },

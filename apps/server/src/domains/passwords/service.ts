@@ -7,6 +7,7 @@ import { randomDigits } from '../../crypto/random.js';
 import type { ScryptPool } from '../../crypto/scrypt-pool.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
+import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
 import { normalizeEmail } from '../../email-address.js';
 import {
@@ -15,7 +16,7 @@ import {
 } from '../accounts/index.js';
 import type { RecoveryKeysService } from '../recovery-keys/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
-import { isSessionVerified, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
+import { isSessionVerified, methodName, VERIFICATION_METHODS, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import type { PasswordChangeToken, PasswordForgotToken, TokensService } from '../tokens/index.js';
 import { deleteForgotOtp, replaceForgotOtp, spendForgotOtpTry } from './store.js';
 
@@ -33,6 +34,8 @@ export interface PasswordsDeps {
   tokens: TokensService;
   /** Spends the recovery key a reset names (protocol.md §4.8). */
   recoveryKeys: RecoveryKeysService;
+  /** Two-step authentication (issue 12): a reset of such an account needs the second factor or a recovery key. */
+  twoStep: { isEnabled(uid: string, db?: Executor): Promise<boolean> };
   /** Records password changes, resets and reset requests. */
   securityEvents: SecurityEvents;
   secret: string;
@@ -343,6 +346,8 @@ export class PasswordsService {
     uid: string,
     input: PasswordInput & { recoveryKeyId?: string | undefined; sessionToken?: boolean | undefined; keys: boolean },
     ctx: RequestContext,
+    /** How the reset token's holder proved more than the mailbox (protocol.md §4.5 step 3): a VERIFICATION_METHODS code. */
+    resetVerificationMethod: number | null = null,
   ) {
     const { db, clock, scrypt, mailer, records, sessions, tokens, recoveryKeys } = this.deps;
     checkPasswordInput(input);
@@ -360,6 +365,14 @@ export class PasswordsService {
     }
     const account = await records.find(db, uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
+    // protocol.md §4.5 step 5: on an account with two-step authentication the mailbox alone does
+    // not reset the password: the forgot token's holder passed the second factor (/totp/verify,
+    // a backup code, the recovery phone), or the reset keeps kB with the recovery key.
+    const secondFactor = resetVerificationMethod !== null && resetVerificationMethod >= VERIFICATION_METHODS['totp-2fa'];
+    if (!withKey && !secondFactor && (await this.deps.twoStep.isEnabled(uid))) {
+      throw appError('SESSION_UNVERIFIED', {}, 'Unconfirmed session: this account has two-step authentication; pass it with the password forgot token (/totp/verify, /totp/verify/recoveryCode) or reset with the recovery key');
+    }
+    const verifiedWith = secondFactor ? (methodName(resetVerificationMethod) ?? 'email') : 'email';
     // Checked before the stretch too, so a wrong key costs no scrypt; checked again (and spent) below.
     if (withKey) await recoveryKeys.check(db, uid, input.recoveryKeyId!);
     const password = await newPassword(scrypt, input);
@@ -372,7 +385,8 @@ export class PasswordsService {
       await records.passwordReset(trx, uid);
       await this.deps.securityEvents.record(trx, uid, { name: 'account.password_reset', ctx, verified: true, ...(withKey ? { additionalInfo: { method: 'recovery_key' } } : {}) });
       if (!input.sessionToken) return null;
-      const created = await sessions.create(trx, { uid, now, ctx, tokenVerificationId: null, mustVerify: false, reason: null, verifiedWith: 'email' });
+      // protocol.md §5.12: the new session is confirmed, with the reset token's verification method.
+      const created = await sessions.create(trx, { uid, now, ctx, tokenVerificationId: null, mustVerify: false, reason: null, verifiedWith });
       const kft = input.keys ? await tokens.createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKb, sessionTokenId: null, now }) : undefined;
       const kft2 = input.keys && password.wrapKbV2 ? await tokens.createKeyFetchToken(trx, { uid, kA: account.kA, wrapKb: password.wrapKbV2, sessionTokenId: null, now }) : undefined;
       return { created, kft, kft2 };
@@ -387,7 +401,7 @@ export class PasswordsService {
       sessionVerified: true,
       verified: true,
       authAt: seconds(now),
-      verificationMethod: 'email',
+      verificationMethod: verifiedWith,
       ...(result.kft ? { keyFetchToken: result.kft } : {}),
       ...(result.kft2 ? { keyFetchTokenVersion2: result.kft2 } : {}),
     };

@@ -17,7 +17,7 @@ import { deleteOtherSessions, findSessionWithAccount, isSessionVerified, markSes
 
 export { signinConfig } from './config.js';
 export { meetsMinimumAal, SessionsService, verificationState, type SessionEndedListener, type SessionStart } from './service.js';
-export { isSessionVerified, sessionAal, SECOND_FACTOR_METHODS, VERIFICATION_METHODS, type SecondFactorMethod, type Session, type SessionWithAccount, type VerificationMethodName } from './store.js';
+export { isSessionVerified, methodName, sessionAal, SECOND_FACTOR_METHODS, VERIFICATION_METHODS, type SecondFactorMethod, type Session, type SessionWithAccount, type VerificationMethodName } from './store.js';
 export type { CodeCheck } from './codes.js';
 export { describeDevice, parseUserAgent } from './user-agent.js';
 

@@ -8,7 +8,7 @@ export const twoStepConfig = defineConfig({
       if (!/^[0-9a-fA-F]{64}$/.test(raw)) throw new Error('must be 64 hex characters (32 bytes), e.g. `openssl rand -hex 32`');
       return raw.toLowerCase();
     },
-    description: 'The AES-256-GCM key that seals TOTP secrets at rest, and from which the key that hashes backup codes is derived: 64 hex characters (`openssl rand -hex 32`), the same on every instance. Losing or changing it disables every authenticator app and backup code (their owners recover by email and a reset). Required in production; unset outside production, one is generated once into the data folder.',
+    description: 'The AES-256-GCM key that seals TOTP secrets at rest, and from which the key that hashes backup codes is derived: 64 hex characters (`openssl rand -hex 32`), the same on every instance. Back it up with the database and never change it: without it no stored TOTP secret opens and no backup code matches, so accounts with two-step authentication can no longer sign in (only a reset with their recovery key gets them back). Required in production; unset outside production, one is generated once into the data folder.',
   },
   serviceName: {
     env: 'TOTP_SERVICE_NAME', default: 'Tessera', parse: str,

@@ -58,11 +58,11 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
       config: { auth: w.auth },
       schema: {
         tags: [TAG], summary: w.summary('Turn two-step authentication on'), operationId: w.operationId('totpSetupComplete'),
-        description: 'After `/totp/setup/verify` succeeded: two-step is on, sign-ins need a second factor, and the account is emailed. A calling session is confirmed with `totp-2fa` (AAL2). 155 when no code was verified.',
+        description: 'After `/totp/setup/verify` succeeded: two-step is on, sign-ins need a second factor, and the account is emailed. The calling session (or the session the MFA token was issued to) proved the app: it is confirmed with `totp-2fa` (AAL2). 155 when no code was verified.',
         body: body({ metricsContext: Type.Optional(metricsContext) }),
         response: responses(success, ['TOTP_TOKEN_NOT_FOUND', 'TOTP_TOKEN_EXISTS', ...w.errors], { auth: true }),
       },
-    }, async (req) => twoStep.setupComplete(w.uid(req), contextOf(req), w.prefix === '' ? credentialsOf(req, 'sessionTokenVerified') : undefined));
+    }, async (req) => twoStep.setupComplete(w.uid(req), contextOf(req), w.prefix === '' ? credentialsOf(req, 'sessionTokenVerified') : credentialsOf(req, 'mfa').session));
 
     app.post(`${w.prefix}/totp/destroy`, {
       config: { auth: w.auth },

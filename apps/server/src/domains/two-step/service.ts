@@ -97,16 +97,22 @@ export class TwoStepService {
   /**
    * Confirms `session` with a second factor (`totp-2fa`, `recovery-code`, or the recovery phone's
    * `sms-2fa`): a waiting sign-in becomes confirmed, a session confirmed by email rises to AAL2.
-   * The caller has checked the factor; this writes the session (and records the event).
+   * The caller has checked the factor; this writes the session (and records the event) inside the
+   * caller's transaction when given one, else in its own.
    */
   async upgradeSessionToAal2(db: Executor, session: { id: string; uid: string; tokenVerificationId: string | null }, method: SecondFactorMethod, ctx: RequestContext): Promise<void> {
+    if (!db.isTransaction) {
+      await (db as Kysely<Database>).transaction().execute((trx) => this.upgradeSessionToAal2(trx, session, method, ctx));
+      return;
+    }
+    const trx = db as Trx;
     const now = this.deps.clock.now();
-    await this.deps.sessions.elevate(db, session.id, method, now);
-    await this.deps.securityEvents.record(db, session.uid, {
+    await this.deps.sessions.elevate(trx, session.id, method, now);
+    await this.deps.securityEvents.record(trx, session.uid, {
       name: 'account.two_step_session_verified', ctx, verified: true, additionalInfo: { method },
     });
     // The account's devices re-check their state (a waiting sign-in is now confirmed).
-    if (session.tokenVerificationId !== null) await this.deps.records.accountChanged(db as Trx, session.uid, 'state');
+    if (session.tokenVerificationId !== null) await this.deps.records.accountChanged(trx, session.uid, 'state');
   }
 
   /**
@@ -160,7 +166,7 @@ export class TwoStepService {
   }
 
   private async newSecret(uid: string, email: string): Promise<{ sealed: string; secret: string; qrCodeUrl: string }> {
-    const secret = new Secret({ buffer: randomBytes(20).buffer }).base32;
+    const secret = new Secret({ buffer: new Uint8Array(randomBytes(20)).buffer }).base32;
     const uri = this.totp(secret, email).toString();
     const qrCodeUrl = await QRCode.toDataURL(uri, { errorCorrectionLevel: 'H', type: 'image/png' });
     return { sealed: this.box.seal(uid, secret), secret, qrCodeUrl };
@@ -210,10 +216,10 @@ export class TwoStepService {
   }
 
   /**
-   * POST /totp/setup/complete: turns two-step on (after /totp/setup/verify). With a session, that
-   * session proved the app and is raised to AAL2.
+   * POST /totp/setup/complete: turns two-step on (after /totp/setup/verify). The calling session
+   * (or the MFA token's) proved the app and is raised to AAL2.
    */
-  async setupComplete(uid: string, ctx: RequestContext, session?: SessionWithAccount): Promise<{ success: boolean }> {
+  async setupComplete(uid: string, ctx: RequestContext, session?: { id: string }): Promise<{ success: boolean }> {
     const { db, clock } = this.deps;
     const now = clock.now();
     const row = await this.pending(uid);

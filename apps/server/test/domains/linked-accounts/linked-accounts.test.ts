@@ -3,6 +3,7 @@ import { stretchV1 } from '@tessera/protocol';
 import { createTestServer, httpDialects, newEmail, verifiedAccount, type TestServer } from '../../harness.js';
 import { expectError } from '../../helpers.js';
 import { LocalIssuer, strangerKey, unsignedToken } from './oidc-issuer.js';
+import { codeAt, nextStep, twoStepAccount } from '../two-step/two-step-helpers.js';
 
 // Sign-in with Google and Apple through HTTP with the SDK (issue 13), against two local OpenID
 // providers: each has its own key pair and serves its JWK Set on 127.0.0.1; the server is pointed
@@ -100,6 +101,16 @@ describe.each(httpDialects())('linked accounts (%s)', (dialect) => {
     expect(clients.map((c) => c.providerId).sort()).toEqual(['google', null]);
     // The password still works.
     expect((await t.accounts.signIn(acct.email, acct.password)).uid).toBe(acct.uid);
+  });
+
+  it('a linked sign-in to an account with two-step waits for the second factor (issue 12)', { timeout: 120_000 }, async () => {
+    const acct = await twoStepAccount(t);
+    const res = await googleLogin(newSub(), { email: acct.email });
+    expect(res).toMatchObject({ uid: acct.uid, verified: false, verificationMethod: 'totp-2fa' });
+    await expectError(t.client.recoveryCodesGenerate(res.sessionToken), 'SESSION_UNVERIFIED');
+    nextStep(t);
+    expect(await t.client.sessionVerifyTotp(res.sessionToken, { code: codeAt(t, acct.app) })).toEqual({ success: true });
+    expect((await t.client.sessionStatus(res.sessionToken)).details.sessionVerificationMeetsMinimumAAL).toBe(true);
   });
 
   it('replaces an unconfirmed sign-up holding the address instead of linking to it (no pre-account hijack)', async () => {

@@ -23,6 +23,7 @@ describe.each(httpDialects())('TOTP (%s)', (dialect) => {
     expect((await t.client.sessionStatus(acct.sessionToken)).details).toMatchObject({ sessionVerificationMethod: 'totp-2fa', sessionVerificationMeetsMinimumAAL: true });
     const account = await t.client.account(acct.sessionToken);
     expect(account).toMatchObject({ authenticationMethods: ['pwd', 'email', 'otp'], authenticatorAssuranceLevel: 2 });
+    expect(await t.client.accountProfile({ sessionToken: acct.sessionToken })).toMatchObject({ authenticationMethods: ['pwd', 'email', 'otp'], authenticatorAssuranceLevel: 2 });
     await t.mail.waitFor(acct.email, 'twoStepEnabled', 0);
     // The secret is not stored in plain text.
     const row = await t.storage.db.selectFrom('totp').selectAll().where('uid', '=', acct.uid).executeTakeFirstOrThrow();
@@ -34,6 +35,12 @@ describe.each(httpDialects())('TOTP (%s)', (dialect) => {
     // No email is sent for a two-step sign-in.
     expect(t.mail.messages.slice(since).filter((m) => m.to === acct.email && /verify/i.test(m.template))).toEqual([]);
     await expectError(t.client.account(login.sessionToken).then(() => t.client.recoveryCodesGenerate(login.sessionToken)), 'SESSION_UNVERIFIED');
+
+    // Proving the password again on the waiting session: it still waits for the second factor, no email.
+    const creds = await t.accounts.credentialsFor(acct.email, acct.password);
+    const reauth = await t.client.sessionReauth(login.sessionToken, { email: acct.email, authPW: creds.authPW });
+    expect(reauth).toMatchObject({ verified: false, verificationMethod: 'totp-2fa' });
+    expect(t.mail.messages.slice(since).filter((m) => m.to === acct.email && /verify/i.test(m.template))).toEqual([]);
 
     nextStep(t);
     expect(await t.client.sessionVerifyTotp(login.sessionToken, { code: codeAt(t, acct.app) })).toEqual({ success: true });
@@ -133,6 +140,7 @@ describe.each(httpDialects())('TOTP (%s)', (dialect) => {
     expect(await t.client.totpExists({ sessionToken: acct.sessionToken })).toEqual({ exists: false, verified: false });
     expect(await t.client.recoveryCodesExists({ sessionToken: acct.sessionToken })).toEqual({ hasBackupCodes: false, count: 0 });
     expect(await t.client.account(acct.sessionToken)).toMatchObject({ authenticationMethods: ['pwd', 'email'], authenticatorAssuranceLevel: 1 });
+    expect(await t.client.accountProfile({ sessionToken: acct.sessionToken })).toMatchObject({ authenticationMethods: ['pwd', 'email'], authenticatorAssuranceLevel: 1 });
     const login = await t.accounts.signIn(acct.email, acct.password);
     expect(login.verificationMethod).not.toBe('totp-2fa');
   });

@@ -15,7 +15,7 @@ import type { SecurityEvents } from '../security-events/index.js';
 import type { SessionWithAccount } from '../sessions/index.js';
 import type { TwoStepService } from '../two-step/index.js';
 import {
-  addCodeFailure, countOtherAccounts, deleteCodes, deletePhone, findCode, findPhone, insertPhone, putCode, spendCode, updatePhone,
+  countOtherAccounts, deleteCodes, deletePhone, findCode, findPhone, insertPhone, putCode, spendCode, takeGuess, updatePhone,
   type CodePurpose,
 } from './store.js';
 
@@ -145,10 +145,11 @@ export class RecoveryPhoneService {
     const now = clock.now();
     await records.checkCodeBudget(db, uid, now);
     const row = await findCode(db, uid, purpose);
+    // Every guess takes one from the budget first (the right one too: its row is then deleted).
+    const allowed = row !== null && row.expiresAt > now && (await takeGuess(db, uid, purpose, row.codeHash, codeMaxFailures));
     const presented = Buffer.from(this.hash(uid, purpose, code), 'hex');
     const right = row !== null && code.length === DIGITS && timingSafeEqual(presented, Buffer.from(row.codeHash, 'hex'));
-    if (!row || row.expiresAt <= now || row.failures >= codeMaxFailures || !right) {
-      if (row && !right) await addCodeFailure(db, uid, purpose, row.codeHash);
+    if (!allowed || !right) {
       await records.recordCodeFailure(db, uid, now);
       throw appError('INVALID_EXPIRED_OTP_CODE');
     }

@@ -57,10 +57,15 @@ export async function putCode(db: Executor, code: PhoneCode): Promise<void> {
   }).execute();
 }
 
-/** Counts a wrong guess at the current code (only if it is still that code). */
-export async function addCodeFailure(db: Executor, uid: string, purpose: CodePurpose, codeHash: string): Promise<void> {
-  await db.updateTable('recovery_phone_codes').set((eb) => ({ failures: eb('failures', '+', 1) }))
-    .where('uid', '=', uid).where('purpose', '=', purpose).where('code_hash', '=', codeHash).execute();
+/**
+ * Takes one guess from the code's budget before the guess is compared: true when one was left.
+ * One conditional update, so requests racing with guesses cannot take more than the budget.
+ */
+export async function takeGuess(db: Executor, uid: string, purpose: CodePurpose, codeHash: string, maxFailures: number): Promise<boolean> {
+  const done = await db.updateTable('recovery_phone_codes').set((eb) => ({ failures: eb('failures', '+', 1) }))
+    .where('uid', '=', uid).where('purpose', '=', purpose).where('code_hash', '=', codeHash).where('failures', '<', maxFailures)
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) === 1;
 }
 
 /** Spends the code: true when this call deleted it (of two racing uses, one wins). */

@@ -149,6 +149,19 @@ describe.each(httpDialects())('recovery phone through the Twilio SDK (%s)', (dia
     expect(await t.client.recoveryPhoneConfirm(acct.sessionToken, { code: twilio.codeFor(PHONE, later) })).toEqual({ success: true });
   });
 
+  it('guesses racing in parallel cannot take more than the budget', { timeout: 120_000 }, async () => {
+    const acct = await phoneReadyAccount(t);
+    const since = twilio.messages.length;
+    await t.client.recoveryPhoneCreate(acct.sessionToken, { phoneNumber: PHONE });
+    const code = twilio.codeFor(PHONE, since);
+    const wrong = Array.from({ length: 8 }, (_, i) => String((Number(code) + 1 + i) % 1_000_000).padStart(6, '0'));
+    const results = await Promise.allSettled(wrong.map((c) => t.client.recoveryPhoneConfirm(acct.sessionToken, { code: c })));
+    expect(results.every((r) => r.status === 'rejected')).toBe(true);
+    const row = await t.storage.db.selectFrom('recovery_phone_codes').selectAll().where('uid', '=', acct.uid).executeTakeFirstOrThrow();
+    expect(Number(row.failures)).toBe(5);
+    await expectError(t.client.recoveryPhoneConfirm(acct.sessionToken, { code }), 'INVALID_EXPIRED_OTP_CODE');
+  });
+
   it('a code expires after 10 minutes', { timeout: 120_000 }, async () => {
     const acct = await phoneReadyAccount(t);
     const since = twilio.messages.length;

@@ -178,6 +178,14 @@ const pages: Page[] = [
     substitutions: () => [],
     expect: [/"email":"alice\.backup@example\.com","verified":true,"isPrimary":true/, /"errno":142/, /"sessionToken":"[0-9a-f]{64}"/],
   },
+  {
+    // Using Twilio locally adds a recovery phone to the account of Creating an account, through the SMS outbox.
+    file: 'using-twilio-locally.md',
+    after: ['creating-an-account-locally.md'],
+    ports: ['9000'],
+    substitutions: () => [],
+    expect: [/recoveryPhoneCode\.json/, /"exists":true,"phoneNumber":"\+1••••••0123"/],
+  },
   { file: 'serve-settings-production-build-locally.md', ports: ['9000', '1025', '1080'], substitutions: () => [], expect: [/"keys":\[\{/] },
   { file: 'node-debugging.md', ports: ['9000', '9229'], substitutions: () => [], expect: [/"type": "node"/] },
 ];

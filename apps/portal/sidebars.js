@@ -75,6 +75,7 @@ export default {
       'oauth-details',
       'operations',
       'rate-limiting',
+      'recovery-phone',
       'secondary-emails',
       'two-step-authentication',
       'security-events',

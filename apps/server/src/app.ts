@@ -34,6 +34,7 @@ import { createSecurityEventsDomain, type SecurityEventsService } from './domain
 import { createSessionsDomain, type SessionsService } from './domains/sessions/index.js';
 import { createTokensDomain, type TokensService } from './domains/tokens/index.js';
 import { createTwoStepDomain, type TwoStepService } from './domains/two-step/index.js';
+import { createRecoveryPhoneDomain, type RecoveryPhoneService } from './domains/recovery-phone/index.js';
 import { installAuth } from './http/auth.js';
 import { installJsonParser } from './http/body.js';
 import { installDeclaredErrorCheck, type UndeclaredError } from './http/declared-errors.js';
@@ -51,6 +52,7 @@ import { LOG_REDACT } from './process/logger.js';
 import { Mailer } from './senders/mail/mailer.js';
 import { loadVapidKeys, PushQueue } from './senders/push/index.js';
 import { OutboxSender, SmtpSender, type MailSender } from './senders/mail/sender.js';
+import { smsSenderFrom, type SmsSender } from './senders/sms/index.js';
 import type { Storage } from './storage/db.js';
 
 export interface AppOptions {
@@ -60,6 +62,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Overrides the sender chosen from SMTP_URL (tests pass an SMTP sender for their own server). */
   mailSender?: MailSender;
+  /** Replaces the SMS transport the configuration picks (null: none, as in production without Twilio). */
+  smsSender?: SmsSender | null;
   signingKey?: SigningKey;
   logger?: FastifyBaseLogger | boolean;
   /** Runs the webhook sender's retries and sweeps (tests drive their own); timers by default. */
@@ -84,6 +88,7 @@ export interface AppServices {
   geo: GeoService;
   support: SupportService;
   newsletters: NewslettersService;
+  recoveryPhone: RecoveryPhoneService;
 }
 
 export interface App {
@@ -205,6 +210,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     serviceName: config.twoStep.serviceName,
     recoveryCodeCount: config.twoStep.recoveryCodeCount, recoveryCodeNotifyLow: config.twoStep.recoveryCodeNotifyLow,
   });
+  const recoveryPhone = createRecoveryPhoneDomain({
+    db, clock, mailer, records, securityEvents: securityEvents.service, twoStep: twoStep.service, secret: authSecret,
+    sms: options.smsSender !== undefined ? options.smsSender : smsSenderFrom(config.sms, { dataDir: config.server.dataDir, production, log: server.log }),
+    ...config.recoveryPhone,
+  });
   const linkedAccounts = createLinkedAccountsDomain({
     db, clock, records, sessions: sessions.service, securityEvents: securityEvents.service, config: config.linkedAccounts,
     // Linked sign-ins to accounts with two-step wait for the second factor.
@@ -286,7 +296,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ],
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
   });
-  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, twoStep, linkedAccounts, accounts, mfa, recoveryKeys, passwords, secondaryEmails, devices, geo, support, newsletters, pages, misc, health];
+  const domains: Domain[] = [customs, securityEvents, keys, oauth, sessions, tokens, emails, twoStep, recoveryPhone, linkedAccounts, accounts, mfa, recoveryKeys, passwords, secondaryEmails, devices, geo, support, newsletters, pages, misc, health];
   const { strategies } = composeDomains(domains, lifecycle);
 
   installJsonParser(server);
@@ -389,7 +399,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       records, oauth: oauth.service, sessions: sessions.service, tokens: tokens.service, emails: emails.service,
       accounts: accounts.service, passwords: passwords.service, securityEvents: securityEvents.service,
       devices: devices.service, mfa: mfa.service, recoveryKeys: recoveryKeys.service, secondaryEmails: secondaryEmails.service, linkedAccounts: linkedAccounts.service,
-      twoStep: twoStep.service,
+      twoStep: twoStep.service, recoveryPhone: recoveryPhone.service,
       geo: geo.service, support: support.service, newsletters: newsletters.service,
     },
     async close() {

@@ -10,6 +10,8 @@ import { rateLimitConfig, rulesInForce } from './domains/customs/index.js';
 import { tokenConfig } from './domains/tokens/index.js';
 import { twoStepConfig } from './domains/two-step/index.js';
 import { mailConfig } from './senders/mail/config.js';
+import { smsConfig } from './senders/sms/config.js';
+import { recoveryPhoneConfig } from './domains/recovery-phone/index.js';
 import { pushConfig } from './senders/push/config.js';
 import { signinConfig } from './domains/sessions/index.js';
 import { securityEventsConfig } from './domains/security-events/index.js';
@@ -107,7 +109,7 @@ export const serverConfig = defineConfig({
   },
 });
 
-export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, devices: devicesConfig, linkedAccounts: linkedAccountsConfig, mfa: mfaConfig, secondaryEmails: secondaryEmailsConfig, twoStep: twoStepConfig, push: pushConfig, mail: mailConfig, geo: geoConfig, support: supportConfig, newsletters: newslettersConfig, webhooks: webhookConfig } satisfies Record<string, ConfigSlice>;
+export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, devices: devicesConfig, linkedAccounts: linkedAccountsConfig, mfa: mfaConfig, secondaryEmails: secondaryEmailsConfig, twoStep: twoStepConfig, push: pushConfig, mail: mailConfig, geo: geoConfig, support: supportConfig, newsletters: newslettersConfig, webhooks: webhookConfig, sms: smsConfig, recoveryPhone: recoveryPhoneConfig } satisfies Record<string, ConfigSlice>;
 
 export type Config = {
   [K in keyof typeof CONFIG_SLICES]: ConfigValues<(typeof CONFIG_SLICES)[K]>;
@@ -135,6 +137,8 @@ export function loadConfig(env: Env = process.env): Config {
     support: readConfig(supportConfig, env),
     newsletters: readConfig(newslettersConfig, env),
     webhooks: readConfig(webhookConfig, env),
+    sms: readConfig(smsConfig, env),
+    recoveryPhone: readConfig(recoveryPhoneConfig, env),
   };
   try {
     rulesInForce(config.rateLimit);
@@ -152,6 +156,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (production && !config.mail.smtpUrl) {
     throw new ConfigError('SMTP_URL must be set when NODE_ENV=production: without it every email, codes included, would be written to the outbox on disk');
+  }
+  const twilio = [config.sms.twilioAccountSid, config.sms.twilioAuthToken].filter(Boolean).length;
+  if (twilio === 1 || (twilio === 2 && !config.sms.twilioFrom && !config.sms.twilioMessagingServiceSid)) {
+    throw new ConfigError('Twilio needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID together');
   }
   return config;
 }

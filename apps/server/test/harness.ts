@@ -12,6 +12,7 @@ import { loadConfig, type Config } from '../src/config.js';
 import { generateSigningKeyPem, signingKeyFromPem, type SigningKey } from '../src/domains/keys/service.js';
 import { SmtpSender } from '../src/senders/mail/sender.js';
 import type { Scheduler } from '../src/senders/webhook/index.js';
+import type { SmsSender } from '../src/senders/sms/index.js';
 import { migrateToLatest, openStorage, type DialectName, type Storage } from '../src/storage/db.js';
 import { MailCapture } from './mail-capture.js';
 
@@ -89,6 +90,8 @@ export interface TestServerOptions {
   logLines?: string[];
   /** Runs the webhook sender's retries (test/webhook-receiver.ts's ManualScheduler); timers by default. */
   webhookScheduler?: Scheduler;
+  /** The SMS transport (default: what the environment configures; null: none). */
+  smsSender?: SmsSender | null;
 }
 
 export interface TestServer {
@@ -141,6 +144,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
   const app = await createApp({
     config, storage, logger, signingKey: testSigningKey(),
     mailSender: new SmtpSender(smtpUrl, config.mail.from),
+    ...(options.smsSender !== undefined ? { smsSender: options.smsSender } : {}),
     ...(clock ? { clock } : {}),
     ...(options.webhookScheduler ? { webhookScheduler: options.webhookScheduler } : {}),
   });

@@ -409,6 +409,22 @@ export const AUTH_ERRORS = {
     errno: 210, status: 400, message: 'Complete account setup, please reset password to continue',
     description: 'The account has no password (stub or linked account); set one first.',
   },
+  RECOVERY_PHONE_NUMBER_ALREADY_EXISTS: {
+    errno: 214, status: 400, message: 'Recovery phone number already exists',
+    description: 'The account already has this recovery phone, or has one and the call adds, not changes (use /mfa/recovery_phone/change).',
+  },
+  RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST: {
+    errno: 215, status: 400, message: 'Recovery phone number does not exist',
+    description: 'The account has no recovery phone, or no number is waiting for its code.',
+  },
+  RECOVERY_PHONE_BACKUP_CODES_REQUIRED: {
+    errno: 216, status: 400, message: 'Backup codes are required before adding a recovery phone',
+    description: 'Turn two-step authentication on and keep at least one backup code before adding a phone.',
+  },
+  RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED: {
+    errno: 217, status: 400, message: 'This phone number is the recovery phone of too many accounts',
+    description: 'A number may be the recovery phone of at most five accounts.',
+  },
   INSUFFICIENT_AAL: {
     errno: 222, status: 400, message: 'This request requires a higher authentication level',
     description: 'Verify the session with the second factor (AAL2) first.',

@@ -323,6 +323,27 @@ export interface RecoveryCodesTable {
   created_at: number;
 }
 
+export interface RecoveryPhonesTable {
+  uid: string;
+  /** The confirmed number, E.164 (a plus and at most 15 digits). */
+  phone_number: string;
+  created_at: number;
+}
+
+export interface RecoveryPhoneCodesTable {
+  uid: string;
+  /** `setup` (a number being added or changed), `signin` or `reset`. */
+  purpose: string;
+  /** HMAC-SHA256 (hex) of the 6-digit code. */
+  code_hash: string;
+  /** The number the code went to (for `setup`, the number that becomes the account's). */
+  phone_number: string;
+  /** Wrong guesses at this purpose's codes; a resend keeps the count. */
+  failures: number;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface RecoveryKeysTable {
   uid: string;
   /** SHA-256 of the key's fingerprint (recoveryKeyId): the fingerprint is what a reset presents, so only its hash is kept. */
@@ -428,6 +449,8 @@ export interface Database {
   device_commands: DeviceCommandsTable;
   mfa_otp_codes: MfaOtpCodesTable;
   recovery_keys: RecoveryKeysTable;
+  recovery_phones: RecoveryPhonesTable;
+  recovery_phone_codes: RecoveryPhoneCodesTable;
   totp: TotpTable;
   recovery_codes: RecoveryCodesTable;
   linked_accounts: LinkedAccountsTable;

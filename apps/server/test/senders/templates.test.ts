@@ -37,6 +37,10 @@ const SAMPLES: { [N in TemplateName]: TemplateData<N> } = {
   secondaryEmailVerified: { secondary: 'b@example.com' },
   secondaryEmailRemoved: { secondary: 'b@example.com' },
   primaryEmailChanged: { oldPrimary: 'a@example.com', newPrimary: 'b@example.com' },
+  recoveryPhoneAdded: { time: '2026-11-22 10:00', phone: '+1••••••0123' },
+  recoveryPhoneChanged: { time: '2026-11-22 10:00', phone: '+1••••••0123' },
+  recoveryPhoneRemoved: { time: '2026-11-22 10:00', phone: '+1••••••0123' },
+  recoveryPhoneUsed: { time: '2026-11-22 10:00', phone: '+1••••••0123', during: 'signin' },
 };
 
 type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];

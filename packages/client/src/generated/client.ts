@@ -1320,6 +1320,242 @@ export interface OperationErrors {
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryPhone:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  recoveryPhoneDelete:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST'
+    | 'INSUFFICIENT_AAL'
+    | 'UNEXPECTED_ERROR';
+  recoveryPhoneAvailable:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryPhoneCreate:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'INVALID_PHONE_NUMBER'
+    | 'INVALID_REGION'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'FEATURE_NOT_ENABLED'
+    | 'BACKEND_SERVICE_FAILURE'
+    | 'RECOVERY_PHONE_NUMBER_ALREADY_EXISTS'
+    | 'RECOVERY_PHONE_BACKUP_CODES_REQUIRED'
+    | 'RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryPhoneConfirm:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'INVALID_EXPIRED_OTP_CODE'
+    | 'SERVER_BUSY'
+    | 'RECOVERY_PHONE_NUMBER_ALREADY_EXISTS'
+    | 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST'
+    | 'RECOVERY_PHONE_BACKUP_CODES_REQUIRED'
+    | 'RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryPhoneChange:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'INVALID_EXPIRED_OTP_CODE'
+    | 'SERVER_BUSY'
+    | 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST'
+    | 'RECOVERY_PHONE_BACKUP_CODES_REQUIRED'
+    | 'RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaRecoveryPhoneCreate:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'INVALID_PHONE_NUMBER'
+    | 'INVALID_REGION'
+    | 'SERVER_BUSY'
+    | 'FEATURE_NOT_ENABLED'
+    | 'BACKEND_SERVICE_FAILURE'
+    | 'RECOVERY_PHONE_NUMBER_ALREADY_EXISTS'
+    | 'RECOVERY_PHONE_BACKUP_CODES_REQUIRED'
+    | 'RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaRecoveryPhoneConfirm:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'INVALID_EXPIRED_OTP_CODE'
+    | 'SERVER_BUSY'
+    | 'RECOVERY_PHONE_NUMBER_ALREADY_EXISTS'
+    | 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST'
+    | 'RECOVERY_PHONE_BACKUP_CODES_REQUIRED'
+    | 'RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaRecoveryPhoneChange:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'INVALID_EXPIRED_OTP_CODE'
+    | 'SERVER_BUSY'
+    | 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST'
+    | 'RECOVERY_PHONE_BACKUP_CODES_REQUIRED'
+    | 'RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED'
+    | 'INVALID_MFA_TOKEN'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  mfaRecoveryPhoneDelete:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST'
+    | 'INVALID_MFA_TOKEN'
+    | 'UNEXPECTED_ERROR';
+  recoveryPhoneSigninSendCode:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'FEATURE_NOT_ENABLED'
+    | 'BACKEND_SERVICE_FAILURE'
+    | 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryPhoneSigninConfirm:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'INVALID_EXPIRED_OTP_CODE'
+    | 'SERVER_BUSY'
+    | 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryPhoneResetPasswordSendCode:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'FEATURE_NOT_ENABLED'
+    | 'BACKEND_SERVICE_FAILURE'
+    | 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryPhoneResetPasswordConfirm:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'INVALID_EXPIRED_OTP_CODE'
+    | 'SERVER_BUSY'
+    | 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
   linkedAccountLogin:
     | 'ACCOUNT_EXISTS'
     | 'INVALID_JSON'
@@ -3782,6 +4018,385 @@ export class TesseraClient {
   ): Promise<Reply<'/v1/totp/verify/recoveryCode', 'post'>> {
     return this.transport.request({
       method: 'POST', path: '/totp/verify/recoveryCode', body,
+      token: { type: 'passwordForgotToken', value: passwordForgotToken },
+    });
+  }
+
+  /**
+   * The account's recovery phone.
+   *
+   * Whether the account has a recovery phone, and its number masked (`+1••••••0123`). With a
+   * confirmed session also `nationalFormat`, masked the same way. Works with a password forgot
+   * token, to offer the phone during a reset.
+   *
+   * `GET /v1/recovery_phone`. Authenticates with a sessionToken or a passwordForgotToken.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.recoveryPhone({ sessionToken });
+   */
+  recoveryPhone(
+    auth: { sessionToken: string } | { passwordForgotToken: string },
+  ): Promise<Reply<'/v1/recovery_phone', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/recovery_phone',
+      token: tokenRef(auth),
+    });
+  }
+
+  /**
+   * Remove the recovery phone.
+   *
+   * Removes the recovery phone and emails the account. 215 when there is none.
+   *
+   * `DELETE /v1/recovery_phone`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST (215), INSUFFICIENT_AAL (222),
+   * UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.recoveryPhoneDelete(sessionToken);
+   */
+  recoveryPhoneDelete(sessionToken: string): Promise<Reply<'/v1/recovery_phone', 'delete'>> {
+    return this.transport.request({
+      method: 'DELETE', path: '/recovery_phone',
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Can the account add a recovery phone.
+   *
+   * `available: true` when this server sends SMS, two-step authentication is on with backup codes,
+   * and the account has no phone yet.
+   *
+   * `POST /v1/recovery_phone/available`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryPhoneAvailable(sessionToken);
+   */
+  recoveryPhoneAvailable(
+    sessionToken: string,
+    body: Body<'/v1/recovery_phone/available', 'post'> = {},
+  ): Promise<Reply<'/v1/recovery_phone/available', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recovery_phone/available', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Send a code to a new recovery phone.
+   *
+   * Texts a 6-digit code (10 minutes) to the number; `/recovery_phone/confirm` with it adds the
+   * phone, or `/recovery_phone/change` makes it replace the current one. Needs two-step
+   * authentication on with backup codes (216). 129 bad number, 130 region not allowed, 214 the
+   * account's own number, 217 a number already serving 5 accounts, 202 when the server sends no
+   * SMS.
+   *
+   * `POST /v1/recovery_phone/create`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), INVALID_PHONE_NUMBER (129),
+   * INVALID_REGION (130), SESSION_UNVERIFIED (138), SERVER_BUSY (201), FEATURE_NOT_ENABLED (202),
+   * BACKEND_SERVICE_FAILURE (203), RECOVERY_PHONE_NUMBER_ALREADY_EXISTS (214),
+   * RECOVERY_PHONE_BACKUP_CODES_REQUIRED (216), RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED (217),
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryPhoneCreate(sessionToken, { phoneNumber });
+   */
+  recoveryPhoneCreate(
+    sessionToken: string,
+    body: Body<'/v1/recovery_phone/create', 'post'>,
+  ): Promise<Reply<'/v1/recovery_phone/create', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recovery_phone/create', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Add the recovery phone.
+   *
+   * The code texted by `/recovery_phone/create` makes its number the account's recovery phone, and
+   * the account is emailed. 183 wrong or expired code (wrong guesses are bounded; a resend does not
+   * reset them), 214 when the account already has a phone (use change), 215 when no code was sent.
+   *
+   * `POST /v1/recovery_phone/confirm`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201), RECOVERY_PHONE_NUMBER_ALREADY_EXISTS (214),
+   * RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST (215), RECOVERY_PHONE_BACKUP_CODES_REQUIRED (216),
+   * RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED (217), INSUFFICIENT_AAL (222),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryPhoneConfirm(sessionToken, { code });
+   */
+  recoveryPhoneConfirm(
+    sessionToken: string,
+    body: Body<'/v1/recovery_phone/confirm', 'post'>,
+  ): Promise<Reply<'/v1/recovery_phone/confirm', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recovery_phone/confirm', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Change the recovery phone.
+   *
+   * The code texted by `/recovery_phone/create` to a new number makes it replace the account's
+   * recovery phone, and the account is emailed. 183 wrong or expired code, 215 when the account has
+   * no phone or no code was sent.
+   *
+   * `POST /v1/recovery_phone/change`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201), RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST (215),
+   * RECOVERY_PHONE_BACKUP_CODES_REQUIRED (216), RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED (217),
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryPhoneChange(sessionToken, { code });
+   */
+  recoveryPhoneChange(
+    sessionToken: string,
+    body: Body<'/v1/recovery_phone/change', 'post'>,
+  ): Promise<Reply<'/v1/recovery_phone/change', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recovery_phone/change', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Send a code to a new recovery phone, with an MFA token.
+   *
+   * Texts a 6-digit code (10 minutes) to the number; `/recovery_phone/confirm` with it adds the
+   * phone, or `/recovery_phone/change` makes it replace the current one. Needs two-step
+   * authentication on with backup codes (216). 129 bad number, 130 region not allowed, 214 the
+   * account's own number, 217 a number already serving 5 accounts, 202 when the server sends no
+   * SMS.
+   *
+   * `POST /v1/mfa/recovery_phone/create`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), INVALID_PHONE_NUMBER (129),
+   * INVALID_REGION (130), SERVER_BUSY (201), FEATURE_NOT_ENABLED (202),
+   * BACKEND_SERVICE_FAILURE (203), RECOVERY_PHONE_NUMBER_ALREADY_EXISTS (214),
+   * RECOVERY_PHONE_BACKUP_CODES_REQUIRED (216), RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED (217),
+   * INVALID_MFA_TOKEN (223), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaRecoveryPhoneCreate(mfaToken, { phoneNumber });
+   */
+  mfaRecoveryPhoneCreate(
+    mfaToken: string,
+    body: Body<'/v1/mfa/recovery_phone/create', 'post'>,
+  ): Promise<Reply<'/v1/mfa/recovery_phone/create', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/recovery_phone/create', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Add the recovery phone, with an MFA token.
+   *
+   * The code texted by `/recovery_phone/create` makes its number the account's recovery phone, and
+   * the account is emailed. 183 wrong or expired code (wrong guesses are bounded; a resend does not
+   * reset them), 214 when the account already has a phone (use change), 215 when no code was sent.
+   *
+   * `POST /v1/mfa/recovery_phone/confirm`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), INVALID_EXPIRED_OTP_CODE (183),
+   * SERVER_BUSY (201), RECOVERY_PHONE_NUMBER_ALREADY_EXISTS (214),
+   * RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST (215), RECOVERY_PHONE_BACKUP_CODES_REQUIRED (216),
+   * RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED (217), INVALID_MFA_TOKEN (223),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaRecoveryPhoneConfirm(mfaToken, { code });
+   */
+  mfaRecoveryPhoneConfirm(
+    mfaToken: string,
+    body: Body<'/v1/mfa/recovery_phone/confirm', 'post'>,
+  ): Promise<Reply<'/v1/mfa/recovery_phone/confirm', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/recovery_phone/confirm', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Change the recovery phone, with an MFA token.
+   *
+   * The code texted by `/recovery_phone/create` to a new number makes it replace the account's
+   * recovery phone, and the account is emailed. 183 wrong or expired code, 215 when the account has
+   * no phone or no code was sent.
+   *
+   * `POST /v1/mfa/recovery_phone/change`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), INVALID_EXPIRED_OTP_CODE (183),
+   * SERVER_BUSY (201), RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST (215),
+   * RECOVERY_PHONE_BACKUP_CODES_REQUIRED (216), RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED (217),
+   * INVALID_MFA_TOKEN (223), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.mfaRecoveryPhoneChange(mfaToken, { code });
+   */
+  mfaRecoveryPhoneChange(
+    mfaToken: string,
+    body: Body<'/v1/mfa/recovery_phone/change', 'post'>,
+  ): Promise<Reply<'/v1/mfa/recovery_phone/change', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/mfa/recovery_phone/change', body,
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Remove the recovery phone, with an MFA token.
+   *
+   * Removes the recovery phone and emails the account. 215 when there is none.
+   *
+   * `DELETE /v1/mfa/recovery_phone`. Authenticates with an mfaToken (JWT).
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST (215), INVALID_MFA_TOKEN (223), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.mfaRecoveryPhoneDelete(mfaToken);
+   */
+  mfaRecoveryPhoneDelete(mfaToken: string): Promise<Reply<'/v1/mfa/recovery_phone', 'delete'>> {
+    return this.transport.request({
+      method: 'DELETE', path: '/mfa/recovery_phone',
+      token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Text a sign-in code to the recovery phone.
+   *
+   * For a sign-in waiting for its second factor: texts a 6-digit code (10 minutes) to the account's
+   * recovery phone. 215 without a phone; 429/114 while the wrong guesses at earlier codes are used
+   * up.
+   *
+   * `POST /v1/recovery_phone/signin/send_code`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * FEATURE_NOT_ENABLED (202), BACKEND_SERVICE_FAILURE (203),
+   * RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST (215), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryPhoneSigninSendCode(sessionToken);
+   */
+  recoveryPhoneSigninSendCode(
+    sessionToken: string,
+    body: Body<'/v1/recovery_phone/signin/send_code', 'post'> = {},
+  ): Promise<Reply<'/v1/recovery_phone/signin/send_code', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recovery_phone/signin/send_code', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Confirm the sign-in with the texted code.
+   *
+   * The code confirms the session with `sms-2fa` (AAL2), like a code from the authenticator app,
+   * and the account is emailed. 183 wrong or expired code.
+   *
+   * `POST /v1/recovery_phone/signin/confirm`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), INVALID_EXPIRED_OTP_CODE (183),
+   * SERVER_BUSY (201), RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST (215), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryPhoneSigninConfirm(sessionToken, { code });
+   */
+  recoveryPhoneSigninConfirm(
+    sessionToken: string,
+    body: Body<'/v1/recovery_phone/signin/confirm', 'post'>,
+  ): Promise<Reply<'/v1/recovery_phone/signin/confirm', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recovery_phone/signin/confirm', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Text a password-reset code to the recovery phone.
+   *
+   * During a password reset on a two-step account: texts a 6-digit code to the recovery phone. 215
+   * without a phone.
+   *
+   * `POST /v1/recovery_phone/reset_password/send_code`. Authenticates with a passwordForgotToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * FEATURE_NOT_ENABLED (202), BACKEND_SERVICE_FAILURE (203),
+   * RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST (215), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryPhoneResetPasswordSendCode(passwordForgotToken);
+   */
+  recoveryPhoneResetPasswordSendCode(
+    passwordForgotToken: string,
+    body: Body<'/v1/recovery_phone/reset_password/send_code', 'post'> = {},
+  ): Promise<Reply<'/v1/recovery_phone/reset_password/send_code', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recovery_phone/reset_password/send_code', body,
+      token: { type: 'passwordForgotToken', value: passwordForgotToken },
+    });
+  }
+
+  /**
+   * Pass the reset's second factor with the texted code.
+   *
+   * The code marks the password forgot token (and the account reset token it yields) as verified
+   * with `sms-2fa`, so `/account/reset` may proceed on a two-step account. The account is emailed.
+   * 183 wrong or expired code.
+   *
+   * `POST /v1/recovery_phone/reset_password/confirm`. Authenticates with a passwordForgotToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), INVALID_EXPIRED_OTP_CODE (183),
+   * SERVER_BUSY (201), RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST (215), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryPhoneResetPasswordConfirm(passwordForgotToken, { code });
+   */
+  recoveryPhoneResetPasswordConfirm(
+    passwordForgotToken: string,
+    body: Body<'/v1/recovery_phone/reset_password/confirm', 'post'>,
+  ): Promise<Reply<'/v1/recovery_phone/reset_password/confirm', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recovery_phone/reset_password/confirm', body,
       token: { type: 'passwordForgotToken', value: passwordForgotToken },
     });
   }

@@ -148,6 +148,14 @@ verifyRecoveryCode               : ip_uid   : 10  : 15 minutes : 15 minutes : bl
 verifyRecoveryCode               : ip       : 100 : 24 hours   : 15 minutes : ban
 totpCreate                       : ip_uid   : 10  : 15 minutes : 15 minutes : block
 
+# Recovery phone: SMS sent (each costs money and reaches a person's phone) and codes checked (wrong
+# ones also count against the account's budget, and a resend never resets them).
+recoveryPhoneSendCode            : ip_uid   : 6   : 1 hour     : 1 hour     : block
+recoveryPhoneSendCode            : uid      : 12  : 24 hours   : 24 hours   : block
+recoveryPhoneSendCode            : ip       : 50  : 24 hours   : 15 minutes : ban
+recoveryPhoneCheck               : ip_uid   : 10  : 15 minutes : 15 minutes : block
+recoveryPhoneCheck               : ip       : 100 : 24 hours   : 15 minutes : ban
+
 # Account deletion.
 accountDestroy                   : ip_uid   : 5   : 15 minutes : 15 minutes : block
 accountDestroy                   : ip       : 100 : 24 hours   : 15 minutes : ban

@@ -24,6 +24,10 @@ export const SECURITY_EVENTS = {
   'account.two_step_disabled': 'Two-step authentication was turned off (`/totp/destroy`); the backup codes went with it.',
   'account.two_step_replaced': 'The authenticator app was replaced by a new one (`/totp/replace/confirm`); codes of the old app no longer work.',
   'account.two_step_session_verified': 'A session was confirmed by a second factor (`additionalInfo.method`: `totp-2fa`, `recovery-code` or `sms-2fa`) and reached AAL2.',
+  'account.recovery_phone_added': 'A recovery phone was confirmed with its SMS code (`/recovery_phone/confirm`).',
+  'account.recovery_phone_changed': 'The recovery phone was replaced by a number confirmed with its SMS code (`/mfa/recovery_phone/change`).',
+  'account.recovery_phone_removed': 'The recovery phone was removed (`DELETE /recovery_phone`, or with two-step authentication).',
+  'account.recovery_phone_reset_verified': 'During a password reset, an SMS code to the recovery phone stood in for the second factor (`/recovery_phone/reset_password/confirm`).',
   'account.recovery_codes_replaced': 'New backup codes replaced every earlier one (`/recoveryCodes`).',
   'session.destroy': 'A session was signed out with `/session/destroy` (`additionalInfo.session`: `current`, or `other` when it named another session of the account).',
 } as const;

@@ -18,6 +18,8 @@ interface LinkData { link: string }
 interface CodeData { code: string; minutes: number }
 interface DeviceData { device: string }
 interface TimeData { time: string }
+/** A recovery phone number, masked (`+1••••••0123`). */
+interface PhoneData { phone: string }
 /** The protected actions of an MFA step-up code (protocol.md §4.10). */
 type MfaActionName = '2fa' | 'email' | 'recovery_key' | 'password' | 'passkey';
 
@@ -173,6 +175,26 @@ export const TEMPLATES = {
   primaryEmailChanged: define<{ oldPrimary: string; newPrimary: string }>({
     sentWhen: 'After `/recovery_email/set_primary`, to the old and to the new primary address: sign-in and account email now use the new address.',
     content: (t, d) => ({ subject: t('primaryEmailChanged.subject'), heading: t('primaryEmailChanged.heading'), paragraphs: [t('primaryEmailChanged.body', { oldPrimary: d.oldPrimary, newPrimary: d.newPrimary })] }),
+    headers: () => ({}),
+  }),
+  recoveryPhoneAdded: define<TimeData & PhoneData>({
+    sentWhen: '`/recovery_phone/confirm` (or its /mfa variant) confirmed a new recovery phone.',
+    content: (t, d) => ({ subject: t('recoveryPhoneAdded.subject'), heading: t('recoveryPhoneAdded.heading'), paragraphs: [t('recoveryPhoneAdded.body', { time: d.time, phone: d.phone }), t('recoveryPhoneAdded.notYou')] }),
+    headers: () => ({}),
+  }),
+  recoveryPhoneChanged: define<TimeData & PhoneData>({
+    sentWhen: '`/mfa/recovery_phone/change` replaced the recovery phone.',
+    content: (t, d) => ({ subject: t('recoveryPhoneChanged.subject'), heading: t('recoveryPhoneChanged.heading'), paragraphs: [t('recoveryPhoneChanged.body', { time: d.time, phone: d.phone }), t('recoveryPhoneChanged.notYou')] }),
+    headers: () => ({}),
+  }),
+  recoveryPhoneRemoved: define<TimeData & PhoneData>({
+    sentWhen: '`DELETE /recovery_phone` (or its /mfa variant) removed the recovery phone. Turning two-step authentication off removes it too (that email says so).',
+    content: (t, d) => ({ subject: t('recoveryPhoneRemoved.subject'), heading: t('recoveryPhoneRemoved.heading'), paragraphs: [t('recoveryPhoneRemoved.body', { time: d.time, phone: d.phone }), t('recoveryPhoneRemoved.notYou')] }),
+    headers: () => ({}),
+  }),
+  recoveryPhoneUsed: define<TimeData & PhoneData & { during: 'signin' | 'reset' }>({
+    sentWhen: 'A code sent to the recovery phone confirmed a sign-in (`/recovery_phone/signin/confirm`) or stood in for the second factor of a password reset (`/recovery_phone/reset_password/confirm`).',
+    content: (t, d) => ({ subject: t('recoveryPhoneUsed.subject'), heading: t('recoveryPhoneUsed.heading'), paragraphs: [t(d.during === 'signin' ? 'recoveryPhoneUsed.signin' : 'recoveryPhoneUsed.reset', { time: d.time, phone: d.phone }), t('recoveryPhoneUsed.notYou')] }),
     headers: () => ({}),
   }),
 } as const;

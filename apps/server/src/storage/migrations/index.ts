@@ -10,6 +10,7 @@ import * as m0008 from './0008_add_devices.js';
 import * as m0009 from './0009_add_device_commands.js';
 import * as m0010 from './0010_add_totp.js';
 import * as m0011 from './0011_add_recovery_keys.js';
+import * as m0012 from './0012_add_recovery_phones.js';
 import * as m0013 from './0013_add_emails.js';
 import * as m0014 from './0014_add_linked_accounts.js';
 import * as m0015 from './0015_add_mfa_otp_codes.js';
@@ -42,6 +43,7 @@ export const MIGRATIONS: Record<string, TesseraMigration> = {
   '0009_add_device_commands': m0009,
   '0010_add_totp': m0010,
   '0011_add_recovery_keys': m0011,
+  '0012_add_recovery_phones': m0012,
   '0013_add_emails': m0013,
   '0014_add_linked_accounts': m0014,
   // 0010–0013 are taken by branches of issues 12 and 13 built at the same time.

@@ -21,7 +21,7 @@ import { createKeysDomain, loadSigningKey, type SigningKey } from './domains/key
 import { createMfaDomain, type MfaService } from './domains/mfa/index.js';
 import { createLinkedAccountsDomain, type LinkedAccountsService } from './domains/linked-accounts/index.js';
 import { createMiscDomain } from './domains/misc/index.js';
-import { createOAuthDomain, type OAuthService } from './domains/oauth/index.js';
+import { createOAuthDomain, readClientsFile, type OAuthService } from './domains/oauth/index.js';
 import { createPagesDomain } from './domains/pages/index.js';
 import { createPasswordsDomain, type PasswordsService } from './domains/passwords/index.js';
 import { createRecoveryKeysDomain, type RecoveryKeysService } from './domains/recovery-keys/index.js';
@@ -171,6 +171,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const keys = createKeysDomain({ key: signingKey });
   const oauth = createOAuthDomain({ db });
+  // OAUTH_CLIENTS_FILE registers (or updates) its clients at every start; a bad entry stops the start.
+  if (config.oauth.clientsFile) await oauth.service.seedClients(db, readClientsFile(config.oauth.clientsFile, clock.now()));
   const sessions = createSessionsDomain({
     db, clock, writeEpoch: storage.writeEpoch, secrets: tokenSecrets,
     idleLifetimeMs: config.tokens.sessionWithoutDeviceLifetime * 1000, cacheMs: config.server.sessionCacheMs,

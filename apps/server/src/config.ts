@@ -6,6 +6,7 @@ import { devicesConfig } from './domains/devices/index.js';
 import { mfaConfig } from './domains/mfa/index.js';
 import { secondaryEmailsConfig } from './domains/secondary-emails/index.js';
 import { checkLinkedAccountsConfig, linkedAccountsConfig } from './domains/linked-accounts/index.js';
+import { oauthConfig } from './domains/oauth/index.js';
 import { rateLimitConfig, rulesInForce } from './domains/customs/index.js';
 import { tokenConfig } from './domains/tokens/index.js';
 import { mailConfig } from './senders/mail/config.js';
@@ -102,7 +103,7 @@ export const serverConfig = defineConfig({
   },
 });
 
-export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, devices: devicesConfig, linkedAccounts: linkedAccountsConfig, mfa: mfaConfig, secondaryEmails: secondaryEmailsConfig, push: pushConfig, mail: mailConfig } satisfies Record<string, ConfigSlice>;
+export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, devices: devicesConfig, linkedAccounts: linkedAccountsConfig, mfa: mfaConfig, secondaryEmails: secondaryEmailsConfig, push: pushConfig, mail: mailConfig, oauth: oauthConfig } satisfies Record<string, ConfigSlice>;
 
 export type Config = {
   [K in keyof typeof CONFIG_SLICES]: ConfigValues<(typeof CONFIG_SLICES)[K]>;
@@ -125,6 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
     linkedAccounts: readConfig(linkedAccountsConfig, env),
     push: readConfig(pushConfig, env),
     mail: readConfig(mailConfig, env),
+    oauth: readConfig(oauthConfig, env),
   };
   try {
     rulesInForce(config.rateLimit);

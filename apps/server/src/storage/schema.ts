@@ -170,6 +170,16 @@ export interface OauthClientsTable {
   /** Space-separated scopes the client may request. */
   allowed_scopes: string;
   created_at: number;
+  /** Space-separated registered redirect URIs, each matched exactly (0017); `redirect_uri` is the first. */
+  redirect_uris: string | null;
+  /** 1: RFC 8252 loopback redirects — a registered http://127.0.0.1 (or [::1], localhost) URI matches any port. */
+  local_redirects: Generated<number>;
+  /** Seconds an access token lives (at most 86400). */
+  access_token_ttl: Generated<number>;
+  /** Seconds a refresh token lives unused; 0: until revoked. */
+  refresh_token_ttl: Generated<number>;
+  /** 1: each refresh grant issues a new refresh token and revokes the one used. */
+  rotate_refresh_tokens: Generated<number>;
 }
 
 export interface OauthAccessTokensTable {

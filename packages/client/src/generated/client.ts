@@ -914,6 +914,28 @@ export interface OperationErrors {
     | 'THROTTLED'
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
+  client:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  oauthClient:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
   linkedAccountLogin:
     | 'ACCOUNT_EXISTS'
     | 'INVALID_JSON'
@@ -2681,6 +2703,47 @@ export class TesseraClient {
    */
   getRandomBytes(): Promise<Reply<'/v1/get_random_bytes', 'post'>> {
     return this.transport.request({ method: 'POST', path: '/get_random_bytes' });
+  }
+
+  /**
+   * An OAuth client's public details.
+   *
+   * What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it
+   * is trusted (first-party), and its first registered redirect URI. Nothing secret. An unknown id
+   * (or one that is not 16 hex characters) answers 400/162 with `clientId`.
+   *
+   * `GET /v1/client/{id}`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.client(id);
+   */
+  client(id: string): Promise<Reply<'/v1/client/{id}', 'get'>> {
+    return this.transport.request({ method: 'GET', path: `/client/${encodeURIComponent(id)}` });
+  }
+
+  /**
+   * An OAuth client's public details (auth-server path).
+   *
+   * What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it
+   * is trusted (first-party), and its first registered redirect URI. Nothing secret. An unknown id
+   * (or one that is not 16 hex characters) answers 400/162 with `clientId`. The same answer as GET
+   * /client/{id}.
+   *
+   * `GET /v1/oauth/client/{client_id}`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthClient(client_id);
+   */
+  oauthClient(client_id: string): Promise<Reply<'/v1/oauth/client/{client_id}', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: `/oauth/client/${encodeURIComponent(client_id)}`,
+    });
   }
 
   /**

@@ -62,6 +62,9 @@ linkedAccountLogin               : ip       : 100 : 15 minutes : 15 minutes : bl
 linkedAccountLogin               : ip       : 500 : 24 hours   : 15 minutes : ban
 linkedAccountNotification        : ip       : 1000 : 15 minutes : 15 minutes : block
 
+# OAuth clients, public details (sign-in pages fetch them, ids are 64-bit random and not guessable).
+oauthClientInfo                  : ip       : 600 : 15 minutes : 15 minutes : block
+
 # Unblock codes.
 sendUnblockCode                  : ip_email : 5   : 15 minutes : 15 minutes : block
 sendUnblockCode                  : ip       : 100 : 24 hours   : 15 minutes : ban

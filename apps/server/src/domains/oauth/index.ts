@@ -1,14 +1,18 @@
-import type { Domain } from '../../domain.js';
+import { routesOf, type Domain } from '../../domain.js';
 import type { TokenStrategy } from '../../http/auth.js';
 import type { Executor } from '../../storage/executor.js';
+import { oauthRoutes } from './routes.js';
 import { OAuthService } from './service.js';
 import { deleteAccessTokensOf, findAccessToken, type AccessToken } from './store.js';
 
-// The oauth domain: clients, access tokens and the OAuth bearer strategy. Password changes,
-// resets and account deletion revoke every access token of the account.
+// The oauth domain: the clients registry (GET /client/{id}, the start-up file, the admin command),
+// access tokens and the OAuth bearer strategy. Password changes, resets and account deletion revoke
+// every access token of the account.
 
-export { OAuthService } from './service.js';
+export { OAuthService, type ClientInfo } from './service.js';
 export type { AccessToken, OAuthClient } from './store.js';
+export { ClientRegistrationError, readClientsFile, parseClientsFile, redirectUriMatches, type ClientRegistration } from './clients.js';
+export { oauthConfig, type OAuthConfig } from './config.js';
 
 declare module '../../http/auth.js' {
   interface StrategyCredentials {
@@ -25,9 +29,11 @@ export function createOAuthDomain({ db }: { db: Executor }): Domain<OAuthService
       return t && t.expiresAt > now ? t : null;
     },
   };
+  const service = new OAuthService();
   return {
     name: 'oauth',
-    service: new OAuthService(),
+    service,
+    routes: routesOf(oauthRoutes, { oauth: service, db }),
     strategies: { oauthToken },
     hooks: {
       onAccountDeleted: deleteAccessTokensOf,

@@ -182,6 +182,47 @@ export interface OauthClientsTable {
   rotate_refresh_tokens: Generated<number>;
 }
 
+export interface OauthCodesTable {
+  /** SHA-256 of the code's bytes. */
+  code_hash: string;
+  client_id: string;
+  uid: string;
+  scope: string;
+  /** When the person signed in (ms). */
+  auth_at: number;
+  /** Space-separated authentication methods (pwd, email, otp). */
+  amr: string;
+  aal: number;
+  offline: number;
+  /** PKCE S256 challenge, or null. */
+  code_challenge: string | null;
+  /** The redirect_uri the request named, which the token request must repeat; null when none was named. */
+  redirect_uri: string | null;
+  nonce: string | null;
+  keys_jwe: string | null;
+  created_at: number;
+  expires_at: number;
+  /** Set on first use; the row stays (until expiry) to catch a replay. */
+  used_at: number | null;
+  issued_access_hash: string | null;
+  issued_refresh_hash: string | null;
+}
+
+export interface OauthRefreshTokensTable {
+  /** SHA-256 of the token's bytes. */
+  token_hash: string;
+  client_id: string;
+  uid: string;
+  scope: string;
+  auth_at: number;
+  amr: string;
+  aal: number;
+  created_at: number;
+  last_used_at: number;
+  /** 0: until revoked. */
+  expires_at: number;
+}
+
 export interface OauthAccessTokensTable {
   /** SHA-256 of the opaque token (protocol.md §8.1). */
   token_hash: string;
@@ -361,6 +402,8 @@ export interface Database {
   password_change_tokens: PasswordChangeTokensTable;
   oauth_clients: OauthClientsTable;
   oauth_access_tokens: OauthAccessTokensTable;
+  oauth_codes: OauthCodesTable;
+  oauth_refresh_tokens: OauthRefreshTokensTable;
   password_forgot_otps: PasswordForgotOtpsTable;
   email_bounces: EmailBouncesTable;
   account_code_failures: AccountCodeFailuresTable;

@@ -1253,6 +1253,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/oauth/authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Authorize a relying party
+         * @description Issues an authorization code for the signed-in person (a confirmed session on a confirmed account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`, when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169); `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.
+         */
+        post: operations["oauthAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The browser's authorization entry (not available yet)
+         * @description Where a relying party sends a browser. The account web app's sign-in and consent pages are not part of this server yet: this answers 200 with an HTML page saying so, whatever the query. Use POST /oauth/authorization with a session token.
+         */
+        get: operations["authorizationPage"];
+        put?: never;
+        /**
+         * Authorize a relying party (OAuth server path)
+         * @description Issues an authorization code for the signed-in person (a confirmed session on a confirmed account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`, when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169); `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.
+         */
+        post: operations["authorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get tokens
+         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one.
+         */
+        post: operations["oauthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get tokens (OAuth server path)
+         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one.
+         */
+        post: operations["token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The keys that sign id_tokens
+         * @description A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens are valid (`kid` names the key in a token's header).
+         */
+        get: operations["jwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/linked_account/login": {
         parameters: {
             query?: never;
@@ -12080,6 +12184,1063 @@ export interface operations {
                 };
             };
             /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 113 REQUEST_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    oauthAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The relying party's client id. */
+                    client_id: string;
+                    /** @description Space-separated scopes, each one the client is allowed (`openid` always is). */
+                    scope?: string;
+                    /** @description Opaque to Tessera; returned with the code. */
+                    state?: string;
+                    /** @description One of the client's registered redirect URIs, exactly (loopback clients: any port). Default: the first registered. When sent, /token must repeat it. */
+                    redirect_uri?: string;
+                    /**
+                     * @description `code` (default). `token` (the implicit flow) is refused with 400/168.
+                     * @enum {string}
+                     */
+                    response_type?: "code" | "token";
+                    /** @description PKCE (RFC 7636): base64url, no padding, of SHA-256 of the code_verifier. Required for public clients, accepted from confidential ones. */
+                    code_challenge?: string;
+                    /**
+                     * @description Only `S256`; `plain` is refused.
+                     * @enum {string}
+                     */
+                    code_challenge_method?: "S256";
+                    /**
+                     * @description `offline` also issues a refresh token.
+                     * @enum {string}
+                     */
+                    access_type?: "online" | "offline";
+                    /** @description `AAL2` requires a session confirmed with two-step authentication (else 400/170). */
+                    acr_values?: string;
+                    /** @description The scoped-key bundle encrypted to the relying party (compact JWE, five parts), returned once with the token. */
+                    keys_jwe?: string;
+                    /** @description OpenID Connect: copied into the id_token. */
+                    nonce?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Single use, 15 minutes. */
+                        code: string;
+                        state?: string;
+                        /** @description The redirect URI with `code` and `state` added: where to send the browser. */
+                        redirect: string;
+                        scope: string;
+                    };
+                };
+            };
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 167 INCORRECT_REDIRECT_URI, errno 163 INVALID_SCOPES, errno 169 MISSING_PKCE_PARAMETERS, errno 170 INSUFFICIENT_ACR_VALUES, errno 168 INVALID_RESPONSE_TYPE, errno 104 ACCOUNT_UNVERIFIED, errno 138 SESSION_UNVERIFIED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 113 REQUEST_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    authorizationPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    authorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The relying party's client id. */
+                    client_id: string;
+                    /** @description Space-separated scopes, each one the client is allowed (`openid` always is). */
+                    scope?: string;
+                    /** @description Opaque to Tessera; returned with the code. */
+                    state?: string;
+                    /** @description One of the client's registered redirect URIs, exactly (loopback clients: any port). Default: the first registered. When sent, /token must repeat it. */
+                    redirect_uri?: string;
+                    /**
+                     * @description `code` (default). `token` (the implicit flow) is refused with 400/168.
+                     * @enum {string}
+                     */
+                    response_type?: "code" | "token";
+                    /** @description PKCE (RFC 7636): base64url, no padding, of SHA-256 of the code_verifier. Required for public clients, accepted from confidential ones. */
+                    code_challenge?: string;
+                    /**
+                     * @description Only `S256`; `plain` is refused.
+                     * @enum {string}
+                     */
+                    code_challenge_method?: "S256";
+                    /**
+                     * @description `offline` also issues a refresh token.
+                     * @enum {string}
+                     */
+                    access_type?: "online" | "offline";
+                    /** @description `AAL2` requires a session confirmed with two-step authentication (else 400/170). */
+                    acr_values?: string;
+                    /** @description The scoped-key bundle encrypted to the relying party (compact JWE, five parts), returned once with the token. */
+                    keys_jwe?: string;
+                    /** @description OpenID Connect: copied into the id_token. */
+                    nonce?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Single use, 15 minutes. */
+                        code: string;
+                        state?: string;
+                        /** @description The redirect URI with `code` and `state` added: where to send the browser. */
+                        redirect: string;
+                        scope: string;
+                    };
+                };
+            };
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 167 INCORRECT_REDIRECT_URI, errno 163 INVALID_SCOPES, errno 169 MISSING_PKCE_PARAMETERS, errno 170 INSUFFICIENT_ACR_VALUES, errno 168 INVALID_RESPONSE_TYPE, errno 104 ACCOUNT_UNVERIFIED, errno 138 SESSION_UNVERIFIED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 113 REQUEST_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    oauthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Default `authorization_code`.
+                     * @enum {string}
+                     */
+                    grant_type?: "authorization_code" | "refresh_token";
+                    /** @description Required unless Basic credentials name the client. */
+                    client_id?: string;
+                    /** @description A confidential client's secret, when not sent with Basic. */
+                    client_secret?: string;
+                    /** @description authorization_code: the code. */
+                    code?: string;
+                    /** @description authorization_code: the PKCE verifier. */
+                    code_verifier?: string;
+                    /** @description authorization_code: the redirect_uri of the authorization request, when it named one. */
+                    redirect_uri?: string;
+                    /** @description refresh_token: the token. */
+                    refresh_token?: string;
+                    /** @description Space-separated scopes, each one the client is allowed (`openid` always is). */
+                    scope?: string;
+                    /** @description Seconds the access token should live; capped by the client's lifetime. */
+                    ttl?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** @enum {string} */
+                        token_type: "bearer";
+                        /** @description Space-separated. */
+                        scope: string;
+                        /** @description Seconds. */
+                        expires_in: number;
+                        /** @description When the person signed in, seconds since the epoch. */
+                        auth_at: number;
+                        refresh_token?: string;
+                        /** @description With scope `openid`: an RS256 JWT signed with a key of /jwks. */
+                        id_token?: string;
+                        /** @description The scoped-key bundle the authorization request carried, once. */
+                        keys_jwe?: string;
+                    };
+                };
+            };
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 171 INCORRECT_CLIENT_SECRET, errno 172 UNKNOWN_AUTHORIZATION_CODE, errno 173 MISMATCH_AUTHORIZATION_CODE, errno 174 EXPIRED_AUTHORIZATION_CODE, errno 169 MISSING_PKCE_PARAMETERS, errno 175 INVALID_PKCE_CHALLENGE, errno 167 INCORRECT_REDIRECT_URI, errno 182 REFRESH_TOKEN_UNKNOWN, errno 163 INVALID_SCOPES */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 113 REQUEST_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Default `authorization_code`.
+                     * @enum {string}
+                     */
+                    grant_type?: "authorization_code" | "refresh_token";
+                    /** @description Required unless Basic credentials name the client. */
+                    client_id?: string;
+                    /** @description A confidential client's secret, when not sent with Basic. */
+                    client_secret?: string;
+                    /** @description authorization_code: the code. */
+                    code?: string;
+                    /** @description authorization_code: the PKCE verifier. */
+                    code_verifier?: string;
+                    /** @description authorization_code: the redirect_uri of the authorization request, when it named one. */
+                    redirect_uri?: string;
+                    /** @description refresh_token: the token. */
+                    refresh_token?: string;
+                    /** @description Space-separated scopes, each one the client is allowed (`openid` always is). */
+                    scope?: string;
+                    /** @description Seconds the access token should live; capped by the client's lifetime. */
+                    ttl?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** @enum {string} */
+                        token_type: "bearer";
+                        /** @description Space-separated. */
+                        scope: string;
+                        /** @description Seconds. */
+                        expires_in: number;
+                        /** @description When the person signed in, seconds since the epoch. */
+                        auth_at: number;
+                        refresh_token?: string;
+                        /** @description With scope `openid`: an RS256 JWT signed with a key of /jwks. */
+                        id_token?: string;
+                        /** @description The scoped-key bundle the authorization request carried, once. */
+                        keys_jwe?: string;
+                    };
+                };
+            };
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 171 INCORRECT_CLIENT_SECRET, errno 172 UNKNOWN_AUTHORIZATION_CODE, errno 173 MISMATCH_AUTHORIZATION_CODE, errno 174 EXPIRED_AUTHORIZATION_CODE, errno 169 MISSING_PKCE_PARAMETERS, errno 175 INVALID_PKCE_CHALLENGE, errno 167 INCORRECT_REDIRECT_URI, errno 182 REFRESH_TOKEN_UNKNOWN, errno 163 INVALID_SCOPES */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 113 REQUEST_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    jwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: {
+                            /** @enum {string} */
+                            kty: "RSA";
+                            /** @enum {string} */
+                            alg: "RS256";
+                            /** @enum {string} */
+                            use: "sig";
+                            kid: string;
+                            n: string;
+                            e: string;
+                            "fxa-createdAt": number;
+                        }[];
+                    };
+                };
+            };
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -936,6 +936,103 @@ export interface OperationErrors {
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
+  oauthAuthorization:
+    | 'ACCOUNT_UNVERIFIED'
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'INCORRECT_REDIRECT_URI'
+    | 'INVALID_RESPONSE_TYPE'
+    | 'MISSING_PKCE_PARAMETERS'
+    | 'INSUFFICIENT_ACR_VALUES'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  authorizationPage:
+    | 'THROTTLED'
+    | 'SERVER_BUSY';
+  authorization:
+    | 'ACCOUNT_UNVERIFIED'
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'INCORRECT_REDIRECT_URI'
+    | 'INVALID_RESPONSE_TYPE'
+    | 'MISSING_PKCE_PARAMETERS'
+    | 'INSUFFICIENT_ACR_VALUES'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  oauthToken:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'INCORRECT_REDIRECT_URI'
+    | 'MISSING_PKCE_PARAMETERS'
+    | 'INCORRECT_CLIENT_SECRET'
+    | 'UNKNOWN_AUTHORIZATION_CODE'
+    | 'MISMATCH_AUTHORIZATION_CODE'
+    | 'EXPIRED_AUTHORIZATION_CODE'
+    | 'INVALID_PKCE_CHALLENGE'
+    | 'REFRESH_TOKEN_UNKNOWN'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  token:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'INCORRECT_REDIRECT_URI'
+    | 'MISSING_PKCE_PARAMETERS'
+    | 'INCORRECT_CLIENT_SECRET'
+    | 'UNKNOWN_AUTHORIZATION_CODE'
+    | 'MISMATCH_AUTHORIZATION_CODE'
+    | 'EXPIRED_AUTHORIZATION_CODE'
+    | 'INVALID_PKCE_CHALLENGE'
+    | 'REFRESH_TOKEN_UNKNOWN'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  jwks:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
   linkedAccountLogin:
     | 'ACCOUNT_EXISTS'
     | 'INVALID_JSON'
@@ -2744,6 +2841,173 @@ export class TesseraClient {
     return this.transport.request({
       method: 'GET', path: `/oauth/client/${encodeURIComponent(client_id)}`,
     });
+  }
+
+  /**
+   * Authorize a relying party.
+   *
+   * Issues an authorization code for the signed-in person (a confirmed session on a confirmed
+   * account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`,
+   * when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with
+   * `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169);
+   * `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The
+   * code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.
+   *
+   * `POST /v1/oauth/authorization`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} ACCOUNT_UNVERIFIED (104), INVALID_JSON (106),
+   * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
+   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * INVALID_NONCE (115), SESSION_UNVERIFIED (138), UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163),
+   * INCORRECT_REDIRECT_URI (167), INVALID_RESPONSE_TYPE (168), MISSING_PKCE_PARAMETERS (169),
+   * INSUFFICIENT_ACR_VALUES (170), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthAuthorization(sessionToken, { client_id });
+   */
+  oauthAuthorization(
+    sessionToken: string,
+    body: Body<'/v1/oauth/authorization', 'post'>,
+  ): Promise<Reply<'/v1/oauth/authorization', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/oauth/authorization', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * The browser's authorization entry (not available yet).
+   *
+   * Where a relying party sends a browser. The account web app's sign-in and consent pages are not
+   * part of this server yet: this answers 200 with an HTML page saying so, whatever the query. Use
+   * POST /oauth/authorization with a session token.
+   *
+   * `GET /v1/authorization`. No authentication.
+   *
+   * @throws {TesseraApiError} THROTTLED (114), SERVER_BUSY (201)
+   * @example
+   * const reply = await client.authorizationPage();
+   */
+  authorizationPage(): Promise<Reply<'/v1/authorization', 'get'>> {
+    return this.transport.request({ method: 'GET', path: '/authorization' });
+  }
+
+  /**
+   * Authorize a relying party (OAuth server path).
+   *
+   * Issues an authorization code for the signed-in person (a confirmed session on a confirmed
+   * account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`,
+   * when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with
+   * `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169);
+   * `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The
+   * code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.
+   *
+   * `POST /v1/authorization`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} ACCOUNT_UNVERIFIED (104), INVALID_JSON (106),
+   * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
+   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * INVALID_NONCE (115), SESSION_UNVERIFIED (138), UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163),
+   * INCORRECT_REDIRECT_URI (167), INVALID_RESPONSE_TYPE (168), MISSING_PKCE_PARAMETERS (169),
+   * INSUFFICIENT_ACR_VALUES (170), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.authorization(sessionToken, { client_id });
+   */
+  authorization(
+    sessionToken: string,
+    body: Body<'/v1/authorization', 'post'>,
+  ): Promise<Reply<'/v1/authorization', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/authorization', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Get tokens.
+   *
+   * Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or
+   * `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization:
+   * Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a
+   * wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown
+   * code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not
+   * matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is
+   * single use: a second use answers 400/172 and revokes the access and refresh tokens the first
+   * use issued. `refresh_token`: unknown, revoked, expired or another client's token 400/182;
+   * `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token
+   * rotation get a new refresh token each time and the one used stops working. The answer has
+   * `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's
+   * lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with
+   * scope `openid`, and `keys_jwe` when the authorization request carried one.
+   *
+   * `POST /v1/oauth/token`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163),
+   * INCORRECT_REDIRECT_URI (167), MISSING_PKCE_PARAMETERS (169), INCORRECT_CLIENT_SECRET (171),
+   * UNKNOWN_AUTHORIZATION_CODE (172), MISMATCH_AUTHORIZATION_CODE (173),
+   * EXPIRED_AUTHORIZATION_CODE (174), INVALID_PKCE_CHALLENGE (175), REFRESH_TOKEN_UNKNOWN (182),
+   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthToken();
+   */
+  oauthToken(
+    body: Body<'/v1/oauth/token', 'post'> = {},
+  ): Promise<Reply<'/v1/oauth/token', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/oauth/token', body });
+  }
+
+  /**
+   * Get tokens (OAuth server path).
+   *
+   * Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or
+   * `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization:
+   * Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a
+   * wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown
+   * code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not
+   * matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is
+   * single use: a second use answers 400/172 and revokes the access and refresh tokens the first
+   * use issued. `refresh_token`: unknown, revoked, expired or another client's token 400/182;
+   * `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token
+   * rotation get a new refresh token each time and the one used stops working. The answer has
+   * `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's
+   * lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with
+   * scope `openid`, and `keys_jwe` when the authorization request carried one.
+   *
+   * `POST /v1/token`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163),
+   * INCORRECT_REDIRECT_URI (167), MISSING_PKCE_PARAMETERS (169), INCORRECT_CLIENT_SECRET (171),
+   * UNKNOWN_AUTHORIZATION_CODE (172), MISMATCH_AUTHORIZATION_CODE (173),
+   * EXPIRED_AUTHORIZATION_CODE (174), INVALID_PKCE_CHALLENGE (175), REFRESH_TOKEN_UNKNOWN (182),
+   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.token();
+   */
+  token(body: Body<'/v1/token', 'post'> = {}): Promise<Reply<'/v1/token', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/token', body });
+  }
+
+  /**
+   * The keys that sign id_tokens.
+   *
+   * A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens are valid (`kid` names the
+   * key in a token's header).
+   *
+   * `GET /v1/jwks`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.jwks();
+   */
+  jwks(): Promise<Reply<'/v1/jwks', 'get'>> {
+    return this.transport.request({ method: 'GET', path: '/jwks' });
   }
 
   /**

@@ -64,6 +64,9 @@ linkedAccountNotification        : ip       : 1000 : 15 minutes : 15 minutes : b
 
 # OAuth clients, public details (sign-in pages fetch them, ids are 64-bit random and not guessable).
 oauthClientInfo                  : ip       : 600 : 15 minutes : 15 minutes : block
+# Codes per client address, token requests per client address (relying parties' servers refresh often).
+oauthAuthorization               : ip       : 300 : 15 minutes : 15 minutes : block
+oauthToken                       : ip       : 3000 : 15 minutes : 15 minutes : block
 
 # Unblock codes.
 sendUnblockCode                  : ip_email : 5   : 15 minutes : 15 minutes : block

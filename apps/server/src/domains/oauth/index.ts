@@ -1,6 +1,12 @@
 import { routesOf, type Domain } from '../../domain.js';
 import type { TokenStrategy } from '../../http/auth.js';
-import type { Executor } from '../../storage/executor.js';
+import type { Clock } from '../../clock.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/schema.js';
+import type { SigningKey } from '../keys/index.js';
+import { grantRoutes } from './grants/routes.js';
+import { GrantsService } from './grants/service.js';
+import { deleteGrantsOf, deletePublicGrantsOf } from './grants/store.js';
 import { oauthRoutes } from './routes.js';
 import { OAuthService } from './service.js';
 import { deleteAccessTokensOf, findAccessToken, type AccessToken } from './store.js';
@@ -20,7 +26,15 @@ declare module '../../http/auth.js' {
   }
 }
 
-export function createOAuthDomain({ db }: { db: Executor }): Domain<OAuthService> {
+export interface OAuthDomainDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  signingKey: SigningKey;
+  /** The OpenID issuer: the public URL without a trailing slash. */
+  issuer: string;
+}
+
+export function createOAuthDomain({ db, clock, signingKey, issuer }: OAuthDomainDeps): Domain<OAuthService> {
   const oauthToken: TokenStrategy<AccessToken> = {
     kind: 'oauth',
     description: 'An OAuth access token.',
@@ -30,15 +44,30 @@ export function createOAuthDomain({ db }: { db: Executor }): Domain<OAuthService
     },
   };
   const service = new OAuthService();
+  const grants = new GrantsService({ db, clock, oauth: service, signingKey, issuer });
+  const register = routesOf(oauthRoutes, { oauth: service, db });
+  const registerGrants = routesOf(grantRoutes, { grants, signingKey });
   return {
     name: 'oauth',
     service,
-    routes: routesOf(oauthRoutes, { oauth: service, db }),
+    routes: async (app) => {
+      await register(app);
+      await registerGrants(app);
+    },
     strategies: { oauthToken },
     hooks: {
-      onAccountDeleted: deleteAccessTokensOf,
-      onPasswordChanged: (trx, uid) => deleteAccessTokensOf(trx, uid),
-      onPasswordReset: deleteAccessTokensOf,
+      onAccountDeleted: async (trx, uid) => {
+        await deleteAccessTokensOf(trx, uid);
+        await deleteGrantsOf(trx, uid);
+      },
+      onPasswordChanged: async (trx, uid) => {
+        await deleteAccessTokensOf(trx, uid);
+        await deletePublicGrantsOf(trx, uid);
+      },
+      onPasswordReset: async (trx, uid) => {
+        await deleteAccessTokensOf(trx, uid);
+        await deleteGrantsOf(trx, uid);
+      },
     },
   };
 }

@@ -73,6 +73,8 @@ export async function updateClientSecrets(db: Executor, id: string, hashedSecret
 /** Removes the client and every token issued to it. */
 export async function deleteClient(db: Executor, id: string): Promise<boolean> {
   await db.deleteFrom('oauth_access_tokens').where('client_id', '=', id).execute();
+  await db.deleteFrom('oauth_refresh_tokens').where('client_id', '=', id).execute();
+  await db.deleteFrom('oauth_codes').where('client_id', '=', id).execute();
   const r = await db.deleteFrom('oauth_clients').where('id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
 }

@@ -1357,6 +1357,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Introspect a token (RFC 7662)
+         * @description The calling client authenticates like at /token (Basic, `client_secret`, or `client_id` alone for a public client) and learns about its own access and refresh tokens: `active: true` with scope, client_id, token_type, iat, exp (seconds, per the RFC), sub, iss and jti. Unknown, expired, revoked and other clients' tokens all answer `{active: false}`.
+         */
+        post: operations["introspect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify an access token
+         * @description For resource servers: the live access token's account (`user`), client, scopes (an array), the account's `generation` (when its password was last set, ms) and `profile_changed_at` (ms). 401/110 when the token is unknown, expired or revoked.
+         */
+        post: operations["verify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/destroy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a token (RFC 7009)
+         * @description The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client's (another client's token is left alone).
+         */
+        post: operations["destroy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/destroy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a token (RFC 7009, auth-server path)
+         * @description The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client's (another client's token is left alone).
+         */
+        post: operations["oauthDestroy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/id-token-verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify an id_token
+         * @description Checks an id_token this server issued to `client_id`: RS256 signature with a key of /jwks, `iss`, `aud`, `exp` (with up to `expiry_grace_period` seconds of grace). Answers its claims; 401/110 when any check fails.
+         */
+        post: operations["oauthIdTokenVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/userinfo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Connect userinfo
+         * @description The person's claims as the access token's scopes allow: `sub` always; `email` and `email_verified` with `profile` or `profile:email`; `locale` with `profile:locale`; `amr` with `profile:amr`.
+         */
+        get: operations["userinfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The profile browsers read
+         * @description With an OAuth access token: `uid` always, the rest as its scopes allow (`profile` covers all; `profile:email`, `profile:locale`, `profile:amr`, `profile:account_disabled_at`, `profile:account_locked_at`).
+         */
+        get: operations["profile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/linked_account/login": {
         parameters: {
             query?: never;
@@ -1540,6 +1680,46 @@ export interface paths {
          * @description Deletes the account's key (none is not an error) and emails the account when an enabled key went.
          */
         delete: operations["mfaRecoveryKeyDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Connect discovery
+         * @description What this server supports, exactly: the authorization-code flow with PKCE (`S256` only), refresh tokens, RS256 id_tokens, client authentication by `client_secret_basic`, `client_secret_post` or `none` (public clients), introspection and revocation.
+         */
+        get: operations["openidConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth authorization server metadata (RFC 8414)
+         * @description What this server supports, exactly: the authorization-code flow with PKCE (`S256` only), refresh tokens, RS256 id_tokens, client authentication by `client_secret_basic`, `client_secret_post` or `none` (public clients), introspection and revocation.
+         */
+        get: operations["oauthAuthorizationServer"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -13386,6 +13566,1072 @@ export interface operations {
             };
         };
     };
+    introspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An access or refresh token (64 hex). */
+                    token: string;
+                    /**
+                     * @description Which kind to look for first (RFC 7009 / 7662).
+                     * @enum {string}
+                     */
+                    token_type_hint?: "access_token" | "refresh_token";
+                    /** @description Required unless Basic credentials name the client. */
+                    client_id?: string;
+                    /** @description A confidential client's secret, when not sent with Basic. */
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        active: boolean;
+                        scope?: string;
+                        client_id?: string;
+                        /** @enum {string} */
+                        token_type?: "access_token" | "refresh_token";
+                        /** @description Seconds since the epoch (RFC 7662; the incumbent sends milliseconds). */
+                        iat?: number;
+                        /** @description Seconds since the epoch; absent for refresh tokens that live until revoked. */
+                        exp?: number;
+                        /** @description The account's uid. */
+                        sub?: string;
+                        iss?: string;
+                        /** @description Hex SHA-256 of the token. */
+                        jti?: string;
+                    };
+                };
+            };
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 171 INCORRECT_CLIENT_SECRET */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 113 REQUEST_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An access or refresh token (64 hex). */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: string;
+                        client_id: string;
+                        scope: string[];
+                        generation: number;
+                        profile_changed_at: number;
+                    };
+                };
+            };
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 110 INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 113 REQUEST_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An access or refresh token (64 hex). */
+                    token?: string;
+                    /** @description An access or refresh token (64 hex). */
+                    access_token?: string;
+                    /** @description An access or refresh token (64 hex). */
+                    refresh_token?: string;
+                    /**
+                     * @description Which kind to look for first (RFC 7009 / 7662).
+                     * @enum {string}
+                     */
+                    token_type_hint?: "access_token" | "refresh_token";
+                    /** @description Required unless Basic credentials name the client. */
+                    client_id?: string;
+                    /** @description A confidential client's secret, when not sent with Basic. */
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 171 INCORRECT_CLIENT_SECRET */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 113 REQUEST_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    oauthDestroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An access or refresh token (64 hex). */
+                    token?: string;
+                    /** @description An access or refresh token (64 hex). */
+                    access_token?: string;
+                    /** @description An access or refresh token (64 hex). */
+                    refresh_token?: string;
+                    /**
+                     * @description Which kind to look for first (RFC 7009 / 7662).
+                     * @enum {string}
+                     */
+                    token_type_hint?: "access_token" | "refresh_token";
+                    /** @description Required unless Basic credentials name the client. */
+                    client_id?: string;
+                    /** @description A confidential client's secret, when not sent with Basic. */
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 171 INCORRECT_CLIENT_SECRET */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 113 REQUEST_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    oauthIdTokenVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    client_id: string;
+                    id_token: string;
+                    expiry_grace_period?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sub: string;
+                        aud: string | string[];
+                        iss: string;
+                        iat: number;
+                        exp: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 110 INVALID_TOKEN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 113 REQUEST_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 MALFORMED_REQUEST */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    userinfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sub: string;
+                        email?: string;
+                        email_verified?: boolean;
+                        locale?: string;
+                        amr?: string[];
+                    };
+                };
+            };
+            /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    profile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        uid: string;
+                        sub: string;
+                        email?: string;
+                        locale?: string | null;
+                        amrValues?: string[];
+                        twoFactorAuthentication?: boolean;
+                        accountDisabledAt?: number | null;
+                        accountLockedAt?: number | null;
+                        profileChangedAt: number;
+                    };
+                };
+            };
+            /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 114 THROTTLED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     linkedAccountLogin: {
         parameters: {
             query?: never;
@@ -15144,6 +16390,102 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    openidConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        issuer: string;
+                        authorization_endpoint: string;
+                        token_endpoint: string;
+                        userinfo_endpoint: string;
+                        jwks_uri: string;
+                        introspection_endpoint: string;
+                        revocation_endpoint: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description errno 999 UNEXPECTED_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 201 SERVER_BUSY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    oauthAuthorizationServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        issuer: string;
+                        authorization_endpoint: string;
+                        token_endpoint: string;
+                        userinfo_endpoint: string;
+                        jwks_uri: string;
+                        introspection_endpoint: string;
+                        revocation_endpoint: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description errno 999 UNEXPECTED_ERROR */

@@ -1033,6 +1033,80 @@ export interface OperationErrors {
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
+  introspect:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INCORRECT_CLIENT_SECRET'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  verify:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_TOKEN'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  destroy:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INCORRECT_CLIENT_SECRET'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  oauthDestroy:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INCORRECT_CLIENT_SECRET'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  oauthIdTokenVerify:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_TOKEN'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  userinfo:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  profile:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
   linkedAccountLogin:
     | 'ACCOUNT_EXISTS'
     | 'INVALID_JSON'
@@ -1188,6 +1262,12 @@ export interface OperationErrors {
     | 'INVALID_NONCE'
     | 'SERVER_BUSY'
     | 'INVALID_MFA_TOKEN'
+    | 'UNEXPECTED_ERROR';
+  openidConfiguration:
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  oauthAuthorizationServer:
+    | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
 }
 
@@ -3011,6 +3091,155 @@ export class TesseraClient {
   }
 
   /**
+   * Introspect a token (RFC 7662).
+   *
+   * The calling client authenticates like at /token (Basic, `client_secret`, or `client_id` alone
+   * for a public client) and learns about its own access and refresh tokens: `active: true` with
+   * scope, client_id, token_type, iat, exp (seconds, per the RFC), sub, iss and jti. Unknown,
+   * expired, revoked and other clients' tokens all answer `{active: false}`.
+   *
+   * `POST /v1/introspect`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162),
+   * INCORRECT_CLIENT_SECRET (171), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.introspect({ token });
+   */
+  introspect(body: Body<'/v1/introspect', 'post'>): Promise<Reply<'/v1/introspect', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/introspect', body });
+  }
+
+  /**
+   * Verify an access token.
+   *
+   * For resource servers: the live access token's account (`user`), client, scopes (an array), the
+   * account's `generation` (when its password was last set, ms) and `profile_changed_at` (ms).
+   * 401/110 when the token is unknown, expired or revoked.
+   *
+   * `POST /v1/verify`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_TOKEN (110), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.verify({ token });
+   */
+  verify(body: Body<'/v1/verify', 'post'>): Promise<Reply<'/v1/verify', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/verify', body });
+  }
+
+  /**
+   * Revoke a token (RFC 7009).
+   *
+   * The calling client authenticates like at /token and revokes one of its own access or refresh
+   * tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says,
+   * the answer is `{}` whether or not the token existed or was the client's (another client's token
+   * is left alone).
+   *
+   * `POST /v1/destroy`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162),
+   * INCORRECT_CLIENT_SECRET (171), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.destroy();
+   */
+  destroy(body: Body<'/v1/destroy', 'post'> = {}): Promise<Reply<'/v1/destroy', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/destroy', body });
+  }
+
+  /**
+   * Revoke a token (RFC 7009, auth-server path).
+   *
+   * The calling client authenticates like at /token and revokes one of its own access or refresh
+   * tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says,
+   * the answer is `{}` whether or not the token existed or was the client's (another client's token
+   * is left alone).
+   *
+   * `POST /v1/oauth/destroy`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162),
+   * INCORRECT_CLIENT_SECRET (171), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthDestroy();
+   */
+  oauthDestroy(
+    body: Body<'/v1/oauth/destroy', 'post'> = {},
+  ): Promise<Reply<'/v1/oauth/destroy', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/oauth/destroy', body });
+  }
+
+  /**
+   * Verify an id_token.
+   *
+   * Checks an id_token this server issued to `client_id`: RS256 signature with a key of /jwks,
+   * `iss`, `aud`, `exp` (with up to `expiry_grace_period` seconds of grace). Answers its claims;
+   * 401/110 when any check fails.
+   *
+   * `POST /v1/oauth/id-token-verify`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_TOKEN (110), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthIdTokenVerify({ client_id, id_token });
+   */
+  oauthIdTokenVerify(
+    body: Body<'/v1/oauth/id-token-verify', 'post'>,
+  ): Promise<Reply<'/v1/oauth/id-token-verify', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/oauth/id-token-verify', body });
+  }
+
+  /**
+   * OpenID Connect userinfo.
+   *
+   * The person's claims as the access token's scopes allow: `sub` always; `email` and
+   * `email_verified` with `profile` or `profile:email`; `locale` with `profile:locale`; `amr` with
+   * `profile:amr`.
+   *
+   * `GET /v1/userinfo`. Authenticates with an OAuth access token.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.userinfo(accessToken);
+   */
+  userinfo(accessToken: string): Promise<Reply<'/v1/userinfo', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/userinfo',
+      token: { type: 'oauth', value: accessToken },
+    });
+  }
+
+  /**
+   * The profile browsers read.
+   *
+   * With an OAuth access token: `uid` always, the rest as its scopes allow (`profile` covers all;
+   * `profile:email`, `profile:locale`, `profile:amr`, `profile:account_disabled_at`,
+   * `profile:account_locked_at`).
+   *
+   * `GET /v1/profile`. Authenticates with an OAuth access token.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.profile(accessToken);
+   */
+  profile(accessToken: string): Promise<Reply<'/v1/profile', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/profile',
+      token: { type: 'oauth', value: accessToken },
+    });
+  }
+
+  /**
    * Sign in with Google or Apple.
    *
    * Checks the provider's OpenID Connect id_token: its RS256 signature against the provider's
@@ -3297,6 +3526,42 @@ export class TesseraClient {
     return this.transport.request({
       method: 'DELETE', path: '/mfa/recoveryKey',
       token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * OpenID Connect discovery.
+   *
+   * What this server supports, exactly: the authorization-code flow with PKCE (`S256` only),
+   * refresh tokens, RS256 id_tokens, client authentication by `client_secret_basic`,
+   * `client_secret_post` or `none` (public clients), introspection and revocation.
+   *
+   * `GET /.well-known/openid-configuration`. No authentication.
+   *
+   * @throws {TesseraApiError} SERVER_BUSY (201), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.openidConfiguration();
+   */
+  openidConfiguration(): Promise<Reply<'/.well-known/openid-configuration', 'get'>> {
+    return this.transport.request({ method: 'GET', path: '/.well-known/openid-configuration' });
+  }
+
+  /**
+   * OAuth authorization server metadata (RFC 8414).
+   *
+   * What this server supports, exactly: the authorization-code flow with PKCE (`S256` only),
+   * refresh tokens, RS256 id_tokens, client authentication by `client_secret_basic`,
+   * `client_secret_post` or `none` (public clients), introspection and revocation.
+   *
+   * `GET /.well-known/oauth-authorization-server`. No authentication.
+   *
+   * @throws {TesseraApiError} SERVER_BUSY (201), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.oauthAuthorizationServer();
+   */
+  oauthAuthorizationServer(): Promise<Reply<'/.well-known/oauth-authorization-server', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/.well-known/oauth-authorization-server',
     });
   }
 }

@@ -67,6 +67,8 @@ oauthClientInfo                  : ip       : 600 : 15 minutes : 15 minutes : bl
 # Codes per client address, token requests per client address (relying parties' servers refresh often).
 oauthAuthorization               : ip       : 300 : 15 minutes : 15 minutes : block
 oauthToken                       : ip       : 3000 : 15 minutes : 15 minutes : block
+# Introspection, verification and revocation: resource servers call these for every request they serve.
+oauthIntrospect                  : ip       : 20000 : 15 minutes : 15 minutes : block
 
 # Unblock codes.
 sendUnblockCode                  : ip_email : 5   : 15 minutes : 15 minutes : block

@@ -4,7 +4,11 @@ import type { Clock } from '../../clock.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
 import type { SigningKey } from '../keys/index.js';
-import { grantRoutes } from './grants/routes.js';
+import type { AccountRecords } from '../accounts/index.js';
+import { discoveryRoutes } from './discovery.js';
+import { grantRoutes, installFormParser } from './grants/routes.js';
+import { tokenRoutes } from './grants/tokens-routes.js';
+import { TokensService } from './grants/tokens.js';
 import { GrantsService } from './grants/service.js';
 import { deleteGrantsOf, deletePublicGrantsOf } from './grants/store.js';
 import { oauthRoutes } from './routes.js';
@@ -32,9 +36,10 @@ export interface OAuthDomainDeps {
   signingKey: SigningKey;
   /** The OpenID issuer: the public URL without a trailing slash. */
   issuer: string;
+  records: AccountRecords;
 }
 
-export function createOAuthDomain({ db, clock, signingKey, issuer }: OAuthDomainDeps): Domain<OAuthService> {
+export function createOAuthDomain({ db, clock, signingKey, issuer, records }: OAuthDomainDeps): Domain<OAuthService> {
   const oauthToken: TokenStrategy<AccessToken> = {
     kind: 'oauth',
     description: 'An OAuth access token.',
@@ -46,14 +51,22 @@ export function createOAuthDomain({ db, clock, signingKey, issuer }: OAuthDomain
   const service = new OAuthService();
   const grants = new GrantsService({ db, clock, oauth: service, signingKey, issuer });
   const register = routesOf(oauthRoutes, { oauth: service, db });
+  const tokens = new TokensService({ db, clock, records, signingKey, issuer });
   const registerGrants = routesOf(grantRoutes, { grants, signingKey });
+  const registerTokens = routesOf(tokenRoutes, { grants, tokens });
   return {
     name: 'oauth',
     service,
     routes: async (app) => {
       await register(app);
-      await registerGrants(app);
+      // One scope: the token routes use the form-body parser the grant routes register.
+      await app.register(async (scope) => {
+        installFormParser(scope);
+        await registerGrants(scope);
+        await registerTokens(scope);
+      });
     },
+    rootRoutes: routesOf(discoveryRoutes, { issuer }),
     strategies: { oauthToken },
     hooks: {
       onAccountDeleted: async (trx, uid) => {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
 import { appError } from '@tessera/errors';
 import { credentialsOf } from '../../../http/auth.js';
 import { responses } from '../../../http/responses.js';
@@ -92,6 +93,17 @@ function parseForm(text: string): Record<string, string | number> {
   return out;
 }
 
+/** OAuth clients post forms (RFC 6749 §4.1.3): the parser, for the scope holding the OAuth routes. */
+export function installFormParser(app: FastifyInstance): void {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_req, body, done) => {
+    try {
+      done(null, parseForm(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+}
+
 const HTML_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign in — Tessera</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
@@ -106,14 +118,6 @@ developer portal).</p>
 `;
 
 export const grantRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; signingKey: SigningKey }> = async (app, { grants, signingKey }) => {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_req, body, done) => {
-    try {
-      done(null, parseForm(body as string));
-    } catch (err) {
-      done(err as Error, undefined);
-    }
-  });
-
   for (const path of ['/oauth/authorization', '/authorization'] as const) {
     app.post(path, {
       config: { auth: 'sessionTokenVerified', rateLimit: { actions: ['oauthAuthorization'] } },

@@ -1308,7 +1308,7 @@ export interface paths {
         put?: never;
         /**
          * Get tokens
-         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one.
+         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one.
          */
         post: operations["oauthToken"];
         delete?: never;
@@ -1328,7 +1328,7 @@ export interface paths {
         put?: never;
         /**
          * Get tokens (OAuth server path)
-         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one.
+         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one.
          */
         post: operations["token"];
         delete?: never;
@@ -12990,10 +12990,15 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description Default `authorization_code`.
+                     * @description Default `authorization_code`. `fxa-credentials` (POST /oauth/token only, with a session token): first-party clients registered with canGrant.
                      * @enum {string}
                      */
-                    grant_type?: "authorization_code" | "refresh_token";
+                    grant_type?: "authorization_code" | "refresh_token" | "fxa-credentials";
+                    /**
+                     * @description fxa-credentials: `offline` also issues a refresh token.
+                     * @enum {string}
+                     */
+                    access_type?: "online" | "offline";
                     /** @description Required unless Basic credentials name the client. */
                     client_id?: string;
                     /** @description A confidential client's secret, when not sent with Basic. */
@@ -13038,8 +13043,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 171 INCORRECT_CLIENT_SECRET, errno 172 UNKNOWN_AUTHORIZATION_CODE, errno 173 MISMATCH_AUTHORIZATION_CODE, errno 174 EXPIRED_AUTHORIZATION_CODE, errno 169 MISSING_PKCE_PARAMETERS, errno 175 INVALID_PKCE_CHALLENGE, errno 167 INCORRECT_REDIRECT_URI, errno 182 REFRESH_TOKEN_UNKNOWN, errno 163 INVALID_SCOPES */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 171 INCORRECT_CLIENT_SECRET, errno 172 UNKNOWN_AUTHORIZATION_CODE, errno 173 MISMATCH_AUTHORIZATION_CODE, errno 174 EXPIRED_AUTHORIZATION_CODE, errno 169 MISSING_PKCE_PARAMETERS, errno 175 INVALID_PKCE_CHALLENGE, errno 167 INCORRECT_REDIRECT_URI, errno 182 REFRESH_TOKEN_UNKNOWN, errno 163 INVALID_SCOPES, errno 138 SESSION_UNVERIFIED, errno 104 ACCOUNT_UNVERIFIED */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13195,10 +13209,15 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description Default `authorization_code`.
+                     * @description Default `authorization_code`. `fxa-credentials` (POST /oauth/token only, with a session token): first-party clients registered with canGrant.
                      * @enum {string}
                      */
-                    grant_type?: "authorization_code" | "refresh_token";
+                    grant_type?: "authorization_code" | "refresh_token" | "fxa-credentials";
+                    /**
+                     * @description fxa-credentials: `offline` also issues a refresh token.
+                     * @enum {string}
+                     */
+                    access_type?: "online" | "offline";
                     /** @description Required unless Basic credentials name the client. */
                     client_id?: string;
                     /** @description A confidential client's secret, when not sent with Basic. */

@@ -984,11 +984,17 @@ export interface OperationErrors {
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
   oauthToken:
+    | 'ACCOUNT_UNVERIFIED'
     | 'INVALID_JSON'
     | 'INVALID_PARAMETER'
     | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
     | 'UNKNOWN_CLIENT_ID'
     | 'INVALID_SCOPES'
     | 'INCORRECT_REDIRECT_URI'
@@ -3014,29 +3020,38 @@ export class TesseraClient {
    * code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not
    * matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is
    * single use: a second use answers 400/172 and revokes the access and refresh tokens the first
-   * use issued. `refresh_token`: unknown, revoked, expired or another client's token 400/182;
-   * `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token
-   * rotation get a new refresh token each time and the one used stops working. The answer has
-   * `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's
-   * lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with
-   * scope `openid`, and `keys_jwe` when the authorization request carried one.
+   * use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for
+   * first-party clients registered with canGrant; the session authorizes directly,
+   * `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or
+   * another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients
+   * registered with refresh-token rotation get a new refresh token each time and the one used stops
+   * working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds,
+   * ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with
+   * `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization
+   * request carried one.
    *
-   * `POST /v1/oauth/token`. No authentication.
+   * `POST /v1/oauth/token`. Authenticates with a sessionToken, or anonymously.
    *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163),
+   * @throws {TesseraApiError} ACCOUNT_UNVERIFIED (104), INVALID_JSON (106),
+   * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
+   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * INVALID_NONCE (115), SESSION_UNVERIFIED (138), UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163),
    * INCORRECT_REDIRECT_URI (167), MISSING_PKCE_PARAMETERS (169), INCORRECT_CLIENT_SECRET (171),
    * UNKNOWN_AUTHORIZATION_CODE (172), MISMATCH_AUTHORIZATION_CODE (173),
    * EXPIRED_AUTHORIZATION_CODE (174), INVALID_PKCE_CHALLENGE (175), REFRESH_TOKEN_UNKNOWN (182),
    * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
    * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
-   * const reply = await client.oauthToken();
+   * const reply = await client.oauthToken({ sessionToken });
    */
   oauthToken(
+    auth?: { sessionToken: string },
     body: Body<'/v1/oauth/token', 'post'> = {},
   ): Promise<Reply<'/v1/oauth/token', 'post'>> {
-    return this.transport.request({ method: 'POST', path: '/oauth/token', body });
+    return this.transport.request({
+      method: 'POST', path: '/oauth/token', body,
+      token: auth && tokenRef(auth),
+    });
   }
 
   /**
@@ -3049,12 +3064,15 @@ export class TesseraClient {
    * code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not
    * matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is
    * single use: a second use answers 400/172 and revokes the access and refresh tokens the first
-   * use issued. `refresh_token`: unknown, revoked, expired or another client's token 400/182;
-   * `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token
-   * rotation get a new refresh token each time and the one used stops working. The answer has
-   * `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's
-   * lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with
-   * scope `openid`, and `keys_jwe` when the authorization request carried one.
+   * use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for
+   * first-party clients registered with canGrant; the session authorizes directly,
+   * `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or
+   * another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients
+   * registered with refresh-token rotation get a new refresh token each time and the one used stops
+   * working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds,
+   * ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with
+   * `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization
+   * request carried one.
    *
    * `POST /v1/token`. No authentication.
    *

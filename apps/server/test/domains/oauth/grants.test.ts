@@ -44,7 +44,7 @@ describe.each(httpDialects())('OAuth authorization codes and tokens (%s)', (dial
     const a = await authorize({ state: 'xyz', access_type: 'offline', redirect_uri: 'http://127.0.0.1:49152/cb', nonce: 'n-0S6' });
     expect(a.code).toMatch(/^[0-9a-f]{64}$/);
     expect(a.redirect).toBe(`http://127.0.0.1:49152/cb?code=${a.code}&state=xyz`);
-    const tok = await t.client.oauthToken({ client_id: pub, code: a.code, code_verifier: VERIFIER, redirect_uri: 'http://127.0.0.1:49152/cb' });
+    const tok = await t.client.oauthToken(undefined, { client_id: pub, code: a.code, code_verifier: VERIFIER, redirect_uri: 'http://127.0.0.1:49152/cb' });
     expect(tok).toMatchObject({ token_type: 'bearer', scope: 'openid profile', expires_in: 86_400 });
     expect(tok.access_token).toMatch(/^[0-9a-f]{64}$/);
     expect(tok.refresh_token).toMatch(/^[0-9a-f]{64}$/);
@@ -64,30 +64,30 @@ describe.each(httpDialects())('OAuth authorization codes and tokens (%s)', (dial
     expect(form.body).not.toHaveProperty('id_token');
 
     // Refresh: same scope by default, narrower on request, never wider; another client's token is unknown.
-    const r1 = await t.client.oauthToken({ grant_type: 'refresh_token', client_id: pub, refresh_token: tok.refresh_token!, scope: 'profile' });
+    const r1 = await t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: pub, refresh_token: tok.refresh_token!, scope: 'profile' });
     expect(r1.scope).toBe('profile');
     expect(r1).not.toHaveProperty('refresh_token'); // this client does not rotate
-    await expectError(t.client.oauthToken({ grant_type: 'refresh_token', client_id: pub, refresh_token: tok.refresh_token!, scope: 'profile profile:email' }), 'INVALID_SCOPES', 400);
-    await expectError(t.client.oauthToken({ grant_type: 'refresh_token', client_id: rotating, refresh_token: tok.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
-    await expectError(t.client.oauthToken({ grant_type: 'refresh_token', client_id: pub, refresh_token: randomHex(32) }), 'REFRESH_TOKEN_UNKNOWN', 400);
-    expect((await t.client.oauthToken({ grant_type: 'refresh_token', client_id: pub, refresh_token: tok.refresh_token! })).scope).toBe('openid profile');
+    await expectError(t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: pub, refresh_token: tok.refresh_token!, scope: 'profile profile:email' }), 'INVALID_SCOPES', 400);
+    await expectError(t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: rotating, refresh_token: tok.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
+    await expectError(t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: pub, refresh_token: randomHex(32) }), 'REFRESH_TOKEN_UNKNOWN', 400);
+    expect((await t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: pub, refresh_token: tok.refresh_token! })).scope).toBe('openid profile');
   });
 
   it('refuses a replayed code and revokes what its first use issued', async () => {
     const a = await authorize({ access_type: 'offline' });
-    const first = await t.client.oauthToken({ client_id: pub, code: a.code, code_verifier: VERIFIER });
-    await expectError(t.client.oauthToken({ client_id: pub, code: a.code, code_verifier: VERIFIER }), 'UNKNOWN_AUTHORIZATION_CODE', 400);
-    await expectError(t.client.oauthToken({ grant_type: 'refresh_token', client_id: pub, refresh_token: first.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
+    const first = await t.client.oauthToken(undefined, { client_id: pub, code: a.code, code_verifier: VERIFIER });
+    await expectError(t.client.oauthToken(undefined, { client_id: pub, code: a.code, code_verifier: VERIFIER }), 'UNKNOWN_AUTHORIZATION_CODE', 400);
+    await expectError(t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: pub, refresh_token: first.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
     const stored = await t.storage.db.selectFrom('oauth_access_tokens').select('token_hash').where('token_hash', '=', createHash('sha256').update(Buffer.from(first.access_token, 'hex')).digest('hex')).execute();
     expect(stored).toEqual([]);
   });
 
   it('refuses concurrent uses of one code but one, and revokes the winner\'s tokens', async () => {
     const a = await authorize({ access_type: 'offline' });
-    const results = await Promise.allSettled([1, 2, 3].map(() => t.client.oauthToken({ client_id: pub, code: a.code, code_verifier: VERIFIER })));
+    const results = await Promise.allSettled([1, 2, 3].map(() => t.client.oauthToken(undefined, { client_id: pub, code: a.code, code_verifier: VERIFIER })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const won = (results.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<{ refresh_token?: string }>).value;
-    await expectError(t.client.oauthToken({ grant_type: 'refresh_token', client_id: pub, refresh_token: won.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
+    await expectError(t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: pub, refresh_token: won.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
   });
 
   it('checks PKCE: required for public clients, S256 only, the verifier must match', async () => {
@@ -95,10 +95,10 @@ describe.each(httpDialects())('OAuth authorization codes and tokens (%s)', (dial
     await expectError(t.client.oauthAuthorization(session, { client_id: pub, scope: 'profile', code_challenge: VERIFIER, code_challenge_method: 'plain' } as never), 'INVALID_PARAMETER', 400);
     await expectError(t.client.oauthAuthorization(session, { client_id: pub, scope: 'profile', code_challenge: challengeOf(VERIFIER) }), 'MISSING_PKCE_PARAMETERS', 400);
     const a = await authorize({});
-    await expectError(t.client.oauthToken({ client_id: pub, code: a.code, code_verifier: `${VERIFIER.slice(0, -1)}A` }), 'INVALID_PKCE_CHALLENGE', 400);
-    await expectError(t.client.oauthToken({ client_id: pub, code: a.code }), 'MISSING_PKCE_PARAMETERS', 400);
+    await expectError(t.client.oauthToken(undefined, { client_id: pub, code: a.code, code_verifier: `${VERIFIER.slice(0, -1)}A` }), 'INVALID_PKCE_CHALLENGE', 400);
+    await expectError(t.client.oauthToken(undefined, { client_id: pub, code: a.code }), 'MISSING_PKCE_PARAMETERS', 400);
     // The failures did not spend the code.
-    expect((await t.client.oauthToken({ client_id: pub, code: a.code, code_verifier: VERIFIER })).scope).toBe('openid profile');
+    expect((await t.client.oauthToken(undefined, { client_id: pub, code: a.code, code_verifier: VERIFIER })).scope).toBe('openid profile');
   });
 
   it('matches redirect URIs exactly and makes /token repeat the one named', async () => {
@@ -106,15 +106,15 @@ describe.each(httpDialects())('OAuth authorization codes and tokens (%s)', (dial
       await expectError(authorize({ redirect_uri: bad }), 'INCORRECT_REDIRECT_URI', 400);
     }
     const a = await authorize({ redirect_uri: 'com.example.app:/cb' });
-    await expectError(t.client.oauthToken({ client_id: pub, code: a.code, code_verifier: VERIFIER, redirect_uri: 'com.example.app:/other' }), 'INCORRECT_REDIRECT_URI', 400);
-    await expectError(t.client.oauthToken({ client_id: pub, code: a.code, code_verifier: VERIFIER }), 'INCORRECT_REDIRECT_URI', 400);
-    expect((await t.client.oauthToken({ client_id: pub, code: a.code, code_verifier: VERIFIER, redirect_uri: 'com.example.app:/cb' })).token_type).toBe('bearer');
+    await expectError(t.client.oauthToken(undefined, { client_id: pub, code: a.code, code_verifier: VERIFIER, redirect_uri: 'com.example.app:/other' }), 'INCORRECT_REDIRECT_URI', 400);
+    await expectError(t.client.oauthToken(undefined, { client_id: pub, code: a.code, code_verifier: VERIFIER }), 'INCORRECT_REDIRECT_URI', 400);
+    expect((await t.client.oauthToken(undefined, { client_id: pub, code: a.code, code_verifier: VERIFIER, redirect_uri: 'com.example.app:/cb' })).token_type).toBe('bearer');
   });
 
   it('expires codes after 15 minutes', async () => {
     const a = await authorize({});
     t.clock!.advance(15 * 60_000 + 1);
-    await expectError(t.client.oauthToken({ client_id: pub, code: a.code, code_verifier: VERIFIER }), 'EXPIRED_AUTHORIZATION_CODE', 400);
+    await expectError(t.client.oauthToken(undefined, { client_id: pub, code: a.code, code_verifier: VERIFIER }), 'EXPIRED_AUTHORIZATION_CODE', 400);
   });
 
   it('authenticates confidential clients by Basic or body secret, never a wrong one, and keeps codes to their client', async () => {
@@ -137,12 +137,12 @@ describe.each(httpDialects())('OAuth authorization codes and tokens (%s)', (dial
 
   it('rotates refresh tokens for clients that ask for it: the used one stops working', async () => {
     const a = await t.client.oauthAuthorization(session, { client_id: rotating, scope: 'profile', access_type: 'offline', code_challenge: challengeOf(VERIFIER), code_challenge_method: 'S256' });
-    const tok = await t.client.oauthToken({ client_id: rotating, code: a.code, code_verifier: VERIFIER });
-    const r1 = await t.client.oauthToken({ grant_type: 'refresh_token', client_id: rotating, refresh_token: tok.refresh_token! });
+    const tok = await t.client.oauthToken(undefined, { client_id: rotating, code: a.code, code_verifier: VERIFIER });
+    const r1 = await t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: rotating, refresh_token: tok.refresh_token! });
     expect(r1.refresh_token).toMatch(/^[0-9a-f]{64}$/);
     expect(r1.refresh_token).not.toBe(tok.refresh_token);
-    await expectError(t.client.oauthToken({ grant_type: 'refresh_token', client_id: rotating, refresh_token: tok.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
-    expect((await t.client.oauthToken({ grant_type: 'refresh_token', client_id: rotating, refresh_token: r1.refresh_token! })).scope).toBe('profile');
+    await expectError(t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: rotating, refresh_token: tok.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
+    expect((await t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: rotating, refresh_token: r1.refresh_token! })).scope).toBe('profile');
   });
 
   it('refuses scopes the client is not allowed, the implicit flow and unknown clients', async () => {
@@ -150,6 +150,23 @@ describe.each(httpDialects())('OAuth authorization codes and tokens (%s)', (dial
     await expectError(authorize({ response_type: 'token' }), 'INVALID_RESPONSE_TYPE', 400);
     await expectError(authorize({ client_id: randomHex(8) }), 'UNKNOWN_CLIENT_ID', 400);
     await expectError(authorize({ acr_values: 'AAL2' }), 'INSUFFICIENT_ACR_VALUES', 400);
+  });
+
+  it('grants first-party (canGrant) clients tokens for a session with fxa-credentials, Basic auth passing the auth layer', async () => {
+    const browser = randomHex(8);
+    const browserSecret = randomHex(32);
+    await t.app.services.oauth.registerClient(t.storage.db, { id: browser, name: 'Browser', redirectUris: ['urn:ietf:wg:oauth:2.0:oob:oauth-redirect-webchannel'], secret: browserSecret, publicClient: false, trusted: true, canGrant: true, allowedScopes: ['profile'], createdAt: 1 });
+    const basic = { authorization: `Basic ${Buffer.from(`${browser}:${browserSecret}`).toString('base64')}` };
+    const tok = await t.client.oauthToken({ sessionToken: session }, { grant_type: 'fxa-credentials', client_id: browser, client_secret: browserSecret, scope: 'profile', access_type: 'offline', ttl: 600 });
+    expect(tok).toMatchObject({ scope: 'profile', token_type: 'bearer', expires_in: 600 });
+    expect(tok.refresh_token).toMatch(/^[0-9a-f]{64}$/);
+    // Without a session, or for a client without canGrant, no tokens.
+    await expectError(t.client.oauthToken(undefined, { grant_type: 'fxa-credentials', client_id: browser, client_secret: browserSecret }), 'INVALID_TOKEN', 401);
+    await expectError(t.client.oauthToken({ sessionToken: session }, { grant_type: 'fxa-credentials', client_id: pub, scope: 'profile' }), 'INVALID_SCOPES', 400);
+    // A Basic header on /oauth/token is client authentication, not a refused token.
+    const res = await fetch(`${t.url}/v1/oauth/token`, { method: 'POST', headers: { ...basic, 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'refresh_token', refresh_token: tok.refresh_token }) });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { scope: string }).scope).toBe('profile');
   });
 
   it('serves a clear page at GET /authorization and the signing key at /jwks', async () => {

@@ -31,7 +31,7 @@ describe.each(httpDialects())('OAuth tokens in use (%s)', (dialect) => {
 
   const tokensFor = async (clientId: string, scope: string, session = account.sessionToken) => {
     const a = await t.client.oauthAuthorization(session, { client_id: clientId, scope, access_type: 'offline', code_challenge: CHALLENGE, code_challenge_method: 'S256' });
-    return t.client.oauthToken({ client_id: clientId, code: a.code, code_verifier: VERIFIER });
+    return t.client.oauthToken(undefined, { client_id: clientId, code: a.code, code_verifier: VERIFIER });
   };
   const post = async (path: string, body: Record<string, string>, headers: Record<string, string> = {}) => {
     const res = await fetch(`${t.url}/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(body).toString() });
@@ -62,7 +62,7 @@ describe.each(httpDialects())('OAuth tokens in use (%s)', (dialect) => {
     expect(await post('/destroy', { client_id: pub, token: tok.access_token })).toEqual({ status: 200, body: {} });
     expect((await post('/introspect', { client_id: pub, token: tok.access_token })).body).toEqual({ active: false });
     expect(await post('/oauth/destroy', { client_id: pub, token: tok.refresh_token!, token_type_hint: 'refresh_token' })).toEqual({ status: 200, body: {} });
-    await expectError(t.client.oauthToken({ grant_type: 'refresh_token', client_id: pub, refresh_token: tok.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
+    await expectError(t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: pub, refresh_token: tok.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
     expect(await post('/destroy', { client_id: pub, token: randomHex(32) })).toEqual({ status: 200, body: {} });
     const basic = `Basic ${Buffer.from(`${conf}:${confSecret}`).toString('base64')}`;
     expect((await post('/oauth/destroy', { token: randomHex(32) }, { authorization: basic })).status).toBe(200);

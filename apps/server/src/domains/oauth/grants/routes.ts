@@ -40,7 +40,8 @@ const AuthorizationReply = Type.Object({
 });
 
 const TokenBody = Type.Object({
-  grant_type: Type.Optional(StringEnum(['authorization_code', 'refresh_token'], { description: 'Default `authorization_code`.' })),
+  grant_type: Type.Optional(StringEnum(['authorization_code', 'refresh_token', 'fxa-credentials'], { description: 'Default `authorization_code`. `fxa-credentials` (POST /oauth/token only, with a session token): first-party clients registered with canGrant.' })),
+  access_type: Type.Optional(StringEnum(['online', 'offline'], { description: 'fxa-credentials: `offline` also issues a refresh token.' })),
   client_id: Type.Optional(hex(16, 'Required unless Basic credentials name the client.')),
   client_secret: Type.Optional(hex(64, 'A confidential client\'s secret, when not sent with Basic.')),
   code: Type.Optional(hex(64, 'authorization_code: the code.')),
@@ -79,7 +80,7 @@ const TOKEN_DESCRIPTION = [
   'Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`.',
   'A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret.',
   '`authorization_code`: unknown code 400/172, another client\'s 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request\'s 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued.',
-  '`refresh_token`: unknown, revoked, expired or another client\'s token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working.',
+  '`fxa-credentials` (POST /oauth/token with a confirmed session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or another client\'s token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working.',
   'The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client\'s lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one.',
 ].join(' ');
 
@@ -143,16 +144,18 @@ export const grantRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; sig
 
   for (const path of ['/oauth/token', '/token'] as const) {
     app.post(path, {
-      config: { auth: 'none', rateLimit: { actions: ['oauthToken'] } },
+      // /oauth/token also takes a session (the fxa-credentials grant); a Basic header is client authentication.
+      config: { auth: path === '/oauth/token' ? { strategies: ['sessionToken'], optional: true, clientBasic: true } : 'none', rateLimit: { actions: ['oauthToken'] } },
       schema: {
         operationId: path === '/token' ? 'token' : 'oauthToken',
         tags: [TAG], summary: path === '/token' ? 'Get tokens (OAuth server path)' : 'Get tokens',
         description: TOKEN_DESCRIPTION,
         body: TokenBody,
         response: responses(TokenReply, ['UNKNOWN_CLIENT_ID', 'INCORRECT_CLIENT_SECRET', 'UNKNOWN_AUTHORIZATION_CODE', 'MISMATCH_AUTHORIZATION_CODE',
-          'EXPIRED_AUTHORIZATION_CODE', 'MISSING_PKCE_PARAMETERS', 'INVALID_PKCE_CHALLENGE', 'INCORRECT_REDIRECT_URI', 'REFRESH_TOKEN_UNKNOWN', 'INVALID_SCOPES']),
+          'EXPIRED_AUTHORIZATION_CODE', 'MISSING_PKCE_PARAMETERS', 'INVALID_PKCE_CHALLENGE', 'INCORRECT_REDIRECT_URI', 'REFRESH_TOKEN_UNKNOWN', 'INVALID_SCOPES',
+          ...(path === '/oauth/token' ? ['SESSION_UNVERIFIED', 'ACCOUNT_UNVERIFIED'] as const : [])], { auth: path === '/oauth/token' }),
       },
-    }, async (req) => grants.token(req.body, req.headers.authorization));
+    }, async (req) => grants.token(req.body, req.headers.authorization, req.auth?.strategy === 'sessionToken' ? credentialsOf(req, 'sessionToken') : null));
   }
 
   app.get('/jwks', {

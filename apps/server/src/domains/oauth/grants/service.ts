@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../../clock.js';
 import type { Database } from '../../../storage/schema.js';
 import type { SigningKey } from '../../keys/index.js';
-import type { SessionWithAccount } from '../../sessions/index.js';
+import { isSessionVerified, type SessionWithAccount } from '../../sessions/index.js';
 import type { OAuthService } from '../service.js';
 import { hashToken, insertAccessToken, type OAuthClient } from '../store.js';
 import {
@@ -48,6 +48,7 @@ export interface TokenRequest {
   refresh_token?: string;
   scope?: string;
   ttl?: number;
+  access_type?: string;
 }
 
 export interface TokenResponse {
@@ -158,11 +159,12 @@ export class GrantsService {
     return client;
   }
 
-  async token(body: TokenRequest, authorization: string | undefined): Promise<TokenResponse> {
+  async token(body: TokenRequest, authorization: string | undefined, session: SessionWithAccount | null = null): Promise<TokenResponse> {
     const grant = body.grant_type ?? 'authorization_code';
     const client = await this.authenticateClient(body, authorization);
     if (grant === 'authorization_code') return this.codeGrant(client, body);
     if (grant === 'refresh_token') return this.refreshGrant(client, body);
+    if (grant === 'fxa-credentials') return this.credentialsGrant(client, body, session);
     throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: ['grant_type'], message: `unsupported grant_type ${grant}` } });
   }
 
@@ -258,6 +260,39 @@ export class GrantsService {
     if (!issued) throw appError('REFRESH_TOKEN_UNKNOWN');
     return this.answer(client, { uid: token.uid, scope, authAt: token.authAt, amr: token.amr, aal: token.aal, nonce: null },
       issued.accessToken, ttl, now, issued.refreshToken);
+  }
+
+  /**
+   * The session-token grant for first-party clients (`canGrant`, e.g. browsers): the signed-in
+   * session itself authorizes, no code. Needs a confirmed session on a confirmed account.
+   */
+  private async credentialsGrant(client: OAuthClient, body: TokenRequest, session: SessionWithAccount | null): Promise<TokenResponse> {
+    if (!session) throw appError('INVALID_TOKEN', { detail: 'The fxa-credentials grant needs a session token' });
+    if (!isSessionVerified(session)) throw appError('SESSION_UNVERIFIED');
+    if (!session.account.emailVerified) throw appError('ACCOUNT_UNVERIFIED');
+    if (!client.canGrant) throw appError('INVALID_SCOPES', { invalidScopes: [] }, 'This client may not use the fxa-credentials grant (it is not registered with canGrant)');
+    const scope = parseScope(body.scope ?? 'profile');
+    this.checkScopes(client, scope);
+    const now = this.deps.clock.now();
+    const ttl = this.ttlSeconds(client, body.ttl);
+    const aal = session.verificationMethod === 'totp-2fa' ? 2 : 1;
+    const amr = aal === 2 ? ['pwd', 'otp'] : ['pwd', 'email'];
+    const issued = await this.deps.db.transaction().execute(async (trx) => {
+      const accessToken = randomHex(32);
+      await insertAccessToken(trx, {
+        tokenHash: hashToken(accessToken), clientId: client.id, uid: session.uid, scope, createdAt: now, expiresAt: now + ttl * 1000, profileChangedAt: now,
+      });
+      let refreshToken: string | undefined;
+      if (body.access_type === 'offline') {
+        refreshToken = randomHex(32);
+        await insertRefreshToken(trx, {
+          tokenHash: hashToken(refreshToken), clientId: client.id, uid: session.uid, scope, authAt: session.authAt, amr, aal,
+          createdAt: now, lastUsedAt: now, expiresAt: client.refreshTokenTtlSeconds ? now + client.refreshTokenTtlSeconds * 1000 : 0,
+        });
+      }
+      return { accessToken, refreshToken };
+    });
+    return this.answer(client, { uid: session.uid, scope, authAt: session.authAt, amr, aal, nonce: null }, issued.accessToken, ttl, now, issued.refreshToken);
   }
 
   private ttlSeconds(client: OAuthClient, asked: number | undefined): number {

@@ -1269,6 +1269,9 @@ export interface OperationErrors {
     | 'SERVER_BUSY'
     | 'INVALID_MFA_TOKEN'
     | 'UNEXPECTED_ERROR';
+  fxaClientConfiguration:
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
   openidConfiguration:
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
@@ -3545,6 +3548,23 @@ export class TesseraClient {
       method: 'DELETE', path: '/mfa/recoveryKey',
       token: { type: 'jwt', value: mfaToken },
     });
+  }
+
+  /**
+   * Where browsers find each service.
+   *
+   * Browsers configure themselves from this: the auth, OAuth and profile servers are all this
+   * server (browsers add `/v1`); the Sync token server and the pairing server come from
+   * SYNC_TOKENSERVER_URL and PAIRING_SERVER_URL.
+   *
+   * `GET /.well-known/fxa-client-configuration`. No authentication.
+   *
+   * @throws {TesseraApiError} SERVER_BUSY (201), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.fxaClientConfiguration();
+   */
+  fxaClientConfiguration(): Promise<Reply<'/.well-known/fxa-client-configuration', 'get'>> {
+    return this.transport.request({ method: 'GET', path: '/.well-known/fxa-client-configuration' });
   }
 
   /**

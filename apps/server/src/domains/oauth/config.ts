@@ -1,5 +1,8 @@
 import { defineConfig, str, type ConfigValues } from '../../config-schema.js';
 
+/** Comma-separated list, blanks dropped. */
+const list = (raw: string): string[] => raw.split(',').map((s) => s.trim()).filter(Boolean);
+
 // The OAuth server's configuration. Clients live in the database; OAUTH_CLIENTS_FILE seeds them at
 // start (see clients.ts for the format) and the admin command manages them afterwards.
 
@@ -7,6 +10,18 @@ export const oauthConfig = defineConfig({
   clientsFile: {
     env: 'OAUTH_CLIENTS_FILE', default: '', defaultText: '(none)', parse: str,
     description: 'A JSON array of OAuth clients registered (or updated, the file wins) at every start: `id` (16 hex; browsers ship fixed ids, e.g. Firefox desktop `5882386c6d801776`), `name`, `redirectUris`, `public`, `hashedSecret` (SHA-256 of a confidential client\'s secret bytes), `trusted`, `canGrant`, `allowedScopes`, `localRedirects`, `accessTokenTtlSeconds`, `refreshTokenTtlSeconds`, `rotateRefreshTokens`, `imageUri`. An invalid entry stops the start.',
+  },
+  corsOrigins: {
+    env: 'OAUTH_CORS_ORIGINS', default: [] as string[], defaultText: '(none)', parse: list,
+    description: 'Comma-separated origins (e.g. `https://app.example`) whose browser code may call the OAuth routes (token, introspect, destroy, userinfo, profile, jwks, discovery) across origins. Empty: none.',
+  },
+  syncTokenserverUrl: {
+    env: 'SYNC_TOKENSERVER_URL', default: '', defaultText: '(none)', parse: str,
+    description: 'The Sync token server browsers use, published as `sync_tokenserver_base_url` in /.well-known/fxa-client-configuration.',
+  },
+  pairingServerUrl: {
+    env: 'PAIRING_SERVER_URL', default: '', defaultText: '(none)', parse: str,
+    description: 'The pairing channel server, published as `pairing_server_base_uri` in /.well-known/fxa-client-configuration.',
   },
 });
 

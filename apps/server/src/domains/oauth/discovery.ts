@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { responses } from '../../http/responses.js';
+import type { OAuthConfig } from './config.js';
+import { installCors } from './cors.js';
 
 // Discovery (OpenID Connect Discovery 1.0, RFC 8414): what the server supports, exactly — only
 // the code flow, PKCE S256, RS256 id_tokens, client_secret_basic / client_secret_post / none.
@@ -35,8 +37,27 @@ const Discovery = Type.Object({
   introspection_endpoint: Type.String(), revocation_endpoint: Type.String(),
 }, { additionalProperties: true });
 
-export const discoveryRoutes: FastifyPluginAsyncTypebox<{ issuer: string }> = async (app, { issuer }) => {
+export const discoveryRoutes: FastifyPluginAsyncTypebox<{ issuer: string; config: OAuthConfig }> = async (app, { issuer, config }) => {
   const doc = discoveryDocument(issuer);
+  installCors(app, config.corsOrigins, ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server', '/.well-known/fxa-client-configuration']);
+
+  app.get('/.well-known/fxa-client-configuration', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'fxaClientConfiguration', tags: ['OAuth'], summary: 'Where browsers find each service',
+      description: 'Browsers configure themselves from this: the auth, OAuth and profile servers are all this server (browsers add `/v1`); the Sync token server and the pairing server come from SYNC_TOKENSERVER_URL and PAIRING_SERVER_URL.',
+      response: responses(Type.Object({
+        auth_server_base_url: Type.String(), oauth_server_base_url: Type.String(), profile_server_base_url: Type.String(),
+        sync_tokenserver_base_url: Type.String(), pairing_server_base_uri: Type.String(),
+      }), [], { input: false }),
+    },
+  }, async (_req, reply) => {
+    reply.header('cache-control', 'public, max-age=3600');
+    return {
+      auth_server_base_url: issuer, oauth_server_base_url: issuer, profile_server_base_url: issuer,
+      sync_tokenserver_base_url: config.syncTokenserverUrl, pairing_server_base_uri: config.pairingServerUrl,
+    };
+  });
   for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server'] as const) {
     app.get(path, {
       config: { auth: 'none' },

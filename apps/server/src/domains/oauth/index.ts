@@ -5,6 +5,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
 import type { SigningKey } from '../keys/index.js';
 import type { AccountRecords } from '../accounts/index.js';
+import type { OAuthConfig } from './config.js';
+import { installCors } from './cors.js';
 import { discoveryRoutes } from './discovery.js';
 import { grantRoutes, installFormParser } from './grants/routes.js';
 import { tokenRoutes } from './grants/tokens-routes.js';
@@ -30,6 +32,9 @@ declare module '../../http/auth.js' {
   }
 }
 
+/** What a browser relying party on another origin calls. */
+const CORS_PATHS = ['/oauth/token', '/token', '/introspect', '/destroy', '/oauth/destroy', '/userinfo', '/profile', '/jwks', '/verify'];
+
 export interface OAuthDomainDeps {
   db: Kysely<Database>;
   clock: Clock;
@@ -37,9 +42,10 @@ export interface OAuthDomainDeps {
   /** The OpenID issuer: the public URL without a trailing slash. */
   issuer: string;
   records: AccountRecords;
+  config: OAuthConfig;
 }
 
-export function createOAuthDomain({ db, clock, signingKey, issuer, records }: OAuthDomainDeps): Domain<OAuthService> {
+export function createOAuthDomain({ db, clock, signingKey, issuer, records, config }: OAuthDomainDeps): Domain<OAuthService> {
   const oauthToken: TokenStrategy<AccessToken> = {
     kind: 'oauth',
     description: 'An OAuth access token.',
@@ -62,11 +68,12 @@ export function createOAuthDomain({ db, clock, signingKey, issuer, records }: OA
       // One scope: the token routes use the form-body parser the grant routes register.
       await app.register(async (scope) => {
         installFormParser(scope);
+        installCors(scope, config.corsOrigins, CORS_PATHS);
         await registerGrants(scope);
         await registerTokens(scope);
       });
     },
-    rootRoutes: routesOf(discoveryRoutes, { issuer }),
+    rootRoutes: routesOf(discoveryRoutes, { issuer, config }),
     strategies: { oauthToken },
     hooks: {
       onAccountDeleted: async (trx, uid) => {

@@ -243,6 +243,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     commandsUrl: new URL('/v1/account/device/commands', config.server.publicUrl).toString(),
     confirmations: emails.service, codeLifetimeSeconds: config.signin.codeLifetimeSeconds,
     sessionProviders: (uid) => linkedAccounts.service.sessionProviders(db, uid),
+    refreshTokens: {
+      list: (uid) => oauth.service.refreshTokensOf(db, uid),
+      revoke: (uid, id, clientId) => oauth.service.revokeRefreshToken(db, uid, id, clientId),
+      revokeClient: (uid, clientId) => oauth.service.revokeClientGrants(db, uid, clientId),
+    },
   });
   const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
     .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);

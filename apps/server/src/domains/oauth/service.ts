@@ -2,6 +2,7 @@ import { constantTimeStringEqual, randomHex } from '@tessera/protocol';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
 import type { Executor } from '../../storage/executor.js';
+import { deleteClientGrantsOf, deleteRefreshTokenOf, listRefreshTokensOf } from './grants/store.js';
 import { clientFromRegistration, redirectUriMatches, type ClientRegistration } from './clients.js';
 import {
   deleteClient, findClient, hashToken, insertAccessToken, insertClient, listClients, updateClient, updateClientSecrets, type OAuthClient,
@@ -101,6 +102,21 @@ export class OAuthService {
 
   clientInfo(client: OAuthClient): ClientInfo {
     return { id: client.id, name: client.name, trusted: client.trusted, image_uri: client.imageUri, redirect_uri: client.redirectUri };
+  }
+
+  /** The account's refresh tokens for attached clients (the devices domain merges them). */
+  refreshTokensOf(db: Executor, uid: string) {
+    return listRefreshTokensOf(db, uid);
+  }
+
+  /** Revokes the account's refresh token by handle (SHA-256 of the token), of `clientId` when given. */
+  revokeRefreshToken(db: Executor, uid: string, id: string, clientId?: string): Promise<boolean> {
+    return /^[0-9a-f]{64}$/.test(id) ? deleteRefreshTokenOf(db, uid, id, clientId) : Promise.resolve(false);
+  }
+
+  /** Revokes every refresh and access token the account granted the client, in one transaction. */
+  revokeClientGrants(db: Kysely<Database>, uid: string, clientId: string): Promise<number> {
+    return db.transaction().execute((trx) => deleteClientGrantsOf(trx, uid, clientId));
   }
 
   listClients(db: Executor): Promise<OAuthClient[]> {

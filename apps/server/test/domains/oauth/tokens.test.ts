@@ -106,6 +106,31 @@ describe.each(httpDialects())('OAuth tokens in use (%s)', (dialect) => {
     }
   });
 
+  it('lists refresh tokens among attached clients and revokes them by handle or by client', async () => {
+    const a = await tokensFor(pub, 'profile');
+    const b = await tokensFor(other, 'profile');
+    const list = await t.client.accountAttachedClients(account.sessionToken);
+    const handle = createHash('sha256').update(Buffer.from(a.refresh_token!, 'hex')).digest('hex');
+    const entry = list.find((c) => c.refreshTokenId === handle)!;
+    expect(entry).toMatchObject({ clientId: pub, name: 'App', scope: ['profile'], sessionTokenId: null, deviceId: null, isCurrentSession: false });
+    expect(JSON.stringify(list)).not.toContain(a.refresh_token);
+    // Another client's id with the handle is refused; the handle alone revokes it.
+    await expectError(t.client.accountAttachedClientDestroy(account.sessionToken, { refreshTokenId: handle, clientId: other }), 'REFRESH_TOKEN_UNKNOWN', 400);
+    await t.client.accountAttachedClientDestroy(account.sessionToken, { refreshTokenId: handle, clientId: pub });
+    await expectError(t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: pub, refresh_token: a.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
+    await expectError(t.client.accountAttachedClientDestroy(account.sessionToken, { refreshTokenId: handle }), 'REFRESH_TOKEN_UNKNOWN', 400);
+    // A client named alone: all of its tokens, access tokens included.
+    await t.client.accountAttachedClientDestroy(account.sessionToken, { clientId: other });
+    await expectError(t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: other, refresh_token: b.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
+    expect((await post('/introspect', { client_id: other, token: b.access_token })).body).toEqual({ active: false });
+    // Another account cannot revoke this one's tokens by handle.
+    const c = await tokensFor(pub, 'profile');
+    const stranger = await verifiedAccount(t);
+    const cHandle = createHash('sha256').update(Buffer.from(c.refresh_token!, 'hex')).digest('hex');
+    await expectError(t.client.accountAttachedClientDestroy(stranger.sessionToken, { refreshTokenId: cHandle }), 'REFRESH_TOKEN_UNKNOWN', 400);
+    expect((await t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: pub, refresh_token: c.refresh_token! })).scope).toBe('profile');
+  }, 120_000);
+
   it('ends refresh tokens on password reset; a password change ends public clients\' but not confidential ones\'', async () => {
     const db = t.storage.db;
     const before = await db.selectFrom('oauth_refresh_tokens').select('token_hash').where('uid', '=', account.uid).execute();

@@ -127,3 +127,27 @@ export async function deletePublicGrantsOf(db: Executor, uid: string): Promise<v
     .where('client_id', 'in', db.selectFrom('oauth_clients').select('id').where((eb) => eb.or([eb('public_client', '=', 1), eb('can_grant', '=', 1)])))
     .execute();
 }
+
+/** The account's refresh tokens with their client's name, most recently used first (attached clients). */
+export async function listRefreshTokensOf(db: Executor, uid: string) {
+  const rows = await db.selectFrom('oauth_refresh_tokens').innerJoin('oauth_clients', 'oauth_clients.id', 'oauth_refresh_tokens.client_id')
+    .select(['oauth_refresh_tokens.token_hash', 'oauth_refresh_tokens.client_id', 'oauth_clients.name', 'oauth_refresh_tokens.scope',
+      'oauth_refresh_tokens.created_at', 'oauth_refresh_tokens.last_used_at'])
+    .where('oauth_refresh_tokens.uid', '=', uid).orderBy('oauth_refresh_tokens.last_used_at', 'desc').limit(500).execute();
+  return rows.map((r) => ({
+    id: r.token_hash, clientId: r.client_id, clientName: r.name, scope: r.scope.split(' ').filter(Boolean), createdAt: Number(r.created_at), lastUsedAt: Number(r.last_used_at),
+  }));
+}
+
+export async function deleteRefreshTokenOf(db: Executor, uid: string, tokenHash: string, clientId?: string): Promise<boolean> {
+  let q = db.deleteFrom('oauth_refresh_tokens').where('uid', '=', uid).where('token_hash', '=', tokenHash);
+  if (clientId) q = q.where('client_id', '=', clientId);
+  const r = await q.executeTakeFirst();
+  return Number(r.numDeletedRows) === 1;
+}
+
+export async function deleteClientGrantsOf(db: Executor, uid: string, clientId: string): Promise<number> {
+  const r = await db.deleteFrom('oauth_refresh_tokens').where('uid', '=', uid).where('client_id', '=', clientId).executeTakeFirst();
+  await db.deleteFrom('oauth_access_tokens').where('uid', '=', uid).where('client_id', '=', clientId).execute();
+  return Number(r.numDeletedRows);
+}

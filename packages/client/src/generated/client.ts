@@ -1113,6 +1113,42 @@ export interface OperationErrors {
     | 'INVALID_NONCE'
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
+  accountScopedKeyData:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'STALE_AUTH_AT'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  keyData:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'STALE_AUTH_AT'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
   linkedAccountLogin:
     | 'ACCOUNT_EXISTS'
     | 'INVALID_JSON'
@@ -3259,6 +3295,66 @@ export class TesseraClient {
     return this.transport.request({
       method: 'GET', path: '/profile',
       token: { type: 'oauth', value: accessToken },
+    });
+  }
+
+  /**
+   * Scoped-key metadata.
+   *
+   * For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the
+   * client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the
+   * signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in
+   * @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`.
+   * Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when
+   * the session signed in before the account's keys last changed. Needs a confirmed session.
+   *
+   * `POST /v1/account/scoped-key-data`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163), STALE_AUTH_AT (164), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountScopedKeyData(sessionToken, { client_id, scope });
+   */
+  accountScopedKeyData(
+    sessionToken: string,
+    body: Body<'/v1/account/scoped-key-data', 'post'>,
+  ): Promise<Reply<'/v1/account/scoped-key-data', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/scoped-key-data', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Scoped-key metadata (OAuth server path).
+   *
+   * For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the
+   * client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the
+   * signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in
+   * @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`.
+   * Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when
+   * the session signed in before the account's keys last changed. Needs a confirmed session.
+   *
+   * `POST /v1/key-data`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163), STALE_AUTH_AT (164), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.keyData(sessionToken, { client_id, scope });
+   */
+  keyData(
+    sessionToken: string,
+    body: Body<'/v1/key-data', 'post'>,
+  ): Promise<Reply<'/v1/key-data', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/key-data', body,
+      token: { type: 'sessionToken', value: sessionToken },
     });
   }
 

@@ -15,6 +15,11 @@ export const oauthConfig = defineConfig({
     env: 'OAUTH_CORS_ORIGINS', default: [] as string[], defaultText: '(none)', parse: list,
     description: 'Comma-separated origins (e.g. `https://app.example`) whose browser code may call the OAuth routes (token, introspect, destroy, userinfo, profile, jwks, discovery) across origins. Empty: none.',
   },
+  keyBearingScopes: {
+    env: 'OAUTH_KEY_BEARING_SCOPES', default: ['https://identity.mozilla.com/apps/oldsync', 'https://identity.thunderbird.net/apps/sync', 'https://identity.mozilla.com/apps/notes'],
+    defaultText: 'https://identity.mozilla.com/apps/oldsync,https://identity.thunderbird.net/apps/sync,https://identity.mozilla.com/apps/notes', parse: list,
+    description: 'Comma-separated scopes that carry a scoped key: /account/scoped-key-data answers key metadata for them (to clients allowed them).',
+  },
   syncTokenserverUrl: {
     env: 'SYNC_TOKENSERVER_URL', default: '', defaultText: '(none)', parse: str,
     description: 'The Sync token server browsers use, published as `sync_tokenserver_base_url` in /.well-known/fxa-client-configuration.',

@@ -8,6 +8,7 @@ import type { AccountRecords } from '../accounts/index.js';
 import type { OAuthConfig } from './config.js';
 import { installCors } from './cors.js';
 import { discoveryRoutes } from './discovery.js';
+import { keyDataRoutes } from './grants/key-data.js';
 import { grantRoutes, installFormParser } from './grants/routes.js';
 import { tokenRoutes } from './grants/tokens-routes.js';
 import { TokensService } from './grants/tokens.js';
@@ -60,6 +61,7 @@ export function createOAuthDomain({ db, clock, signingKey, issuer, records, conf
   const tokens = new TokensService({ db, clock, records, signingKey, issuer });
   const registerGrants = routesOf(grantRoutes, { grants, signingKey });
   const registerTokens = routesOf(tokenRoutes, { grants, tokens });
+  const registerKeyData = routesOf(keyDataRoutes, { deps: { db, oauth: service, records, keyBearingScopes: config.keyBearingScopes } });
   return {
     name: 'oauth',
     service,
@@ -71,6 +73,7 @@ export function createOAuthDomain({ db, clock, signingKey, issuer, records, conf
         installCors(scope, config.corsOrigins, CORS_PATHS);
         await registerGrants(scope);
         await registerTokens(scope);
+        await registerKeyData(scope);
       });
     },
     rootRoutes: routesOf(discoveryRoutes, { issuer, config }),

@@ -1149,6 +1149,36 @@ export interface OperationErrors {
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
+  authorizedClients:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  authorizedClientsDestroy:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'REFRESH_TOKEN_UNKNOWN'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
   linkedAccountLogin:
     | 'ACCOUNT_EXISTS'
     | 'INVALID_JSON'
@@ -3354,6 +3384,58 @@ export class TesseraClient {
   ): Promise<Reply<'/v1/key-data', 'post'>> {
     return this.transport.request({
       method: 'POST', path: '/key-data', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * The clients the account has authorized.
+   *
+   * One entry per refresh token (with `refresh_token_id`), and one per client that holds only live
+   * access tokens (without). Most recently used first.
+   *
+   * `POST /v1/authorized-clients`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.authorizedClients(sessionToken);
+   */
+  authorizedClients(
+    sessionToken: string,
+    body: Body<'/v1/authorized-clients', 'post'> = {},
+  ): Promise<Reply<'/v1/authorized-clients', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/authorized-clients', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Revoke an authorized client.
+   *
+   * With `refresh_token_id`: revokes that refresh token of the client (400/182 when the account has
+   * no such token of it). Without: revokes every refresh and access token the account granted the
+   * client. Needs a confirmed session.
+   *
+   * `POST /v1/authorized-clients/destroy`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * REFRESH_TOKEN_UNKNOWN (182), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.authorizedClientsDestroy(sessionToken, { client_id });
+   */
+  authorizedClientsDestroy(
+    sessionToken: string,
+    body: Body<'/v1/authorized-clients/destroy', 'post'>,
+  ): Promise<Reply<'/v1/authorized-clients/destroy', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/authorized-clients/destroy', body,
       token: { type: 'sessionToken', value: sessionToken },
     });
   }

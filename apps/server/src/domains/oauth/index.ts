@@ -8,6 +8,7 @@ import type { AccountRecords } from '../accounts/index.js';
 import type { OAuthConfig } from './config.js';
 import { installCors } from './cors.js';
 import { discoveryRoutes } from './discovery.js';
+import { authorizedClientRoutes } from './grants/authorized-clients.js';
 import { keyDataRoutes } from './grants/key-data.js';
 import { grantRoutes, installFormParser } from './grants/routes.js';
 import { tokenRoutes } from './grants/tokens-routes.js';
@@ -61,6 +62,7 @@ export function createOAuthDomain({ db, clock, signingKey, issuer, records, conf
   const tokens = new TokensService({ db, clock, records, signingKey, issuer });
   const registerGrants = routesOf(grantRoutes, { grants, signingKey });
   const registerTokens = routesOf(tokenRoutes, { grants, tokens });
+  const registerAuthorized = routesOf(authorizedClientRoutes, { db, clock, oauth: service });
   const registerKeyData = routesOf(keyDataRoutes, { deps: { db, oauth: service, records, keyBearingScopes: config.keyBearingScopes } });
   return {
     name: 'oauth',
@@ -74,6 +76,7 @@ export function createOAuthDomain({ db, clock, signingKey, issuer, records, conf
         await registerGrants(scope);
         await registerTokens(scope);
         await registerKeyData(scope);
+        await registerAuthorized(scope);
       });
     },
     rootRoutes: routesOf(discoveryRoutes, { issuer, config }),

@@ -131,6 +131,29 @@ describe.each(httpDialects())('OAuth tokens in use (%s)', (dialect) => {
     expect((await t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: pub, refresh_token: c.refresh_token! })).scope).toBe('profile');
   }, 120_000);
 
+  it('lists authorized clients and revokes them (/authorized-clients)', async () => {
+    const me = await verifiedAccount(t);
+    const a = await tokensFor(pub, 'profile', me.sessionToken);
+    const online = await t.client.oauthAuthorization(me.sessionToken, { client_id: conf, scope: 'profile' });
+    const confTok = await post('/token', { client_id: conf, client_secret: confSecret, code: online.code });
+    const list = await t.client.authorizedClients(me.sessionToken, {});
+    const handle = createHash('sha256').update(Buffer.from(a.refresh_token!, 'hex')).digest('hex');
+    expect(list).toEqual(expect.arrayContaining([
+      expect.objectContaining({ client_id: pub, client_name: 'App', refresh_token_id: handle, scope: ['profile'] }),
+      expect.objectContaining({ client_id: conf, client_name: 'Conf', scope: ['profile'] }),
+    ]));
+    expect(list.find((c) => c.client_id === conf)).not.toHaveProperty('refresh_token_id');
+    await expectError(t.client.authorizedClientsDestroy(me.sessionToken, { client_id: other, refresh_token_id: handle }), 'REFRESH_TOKEN_UNKNOWN', 400);
+    await t.client.authorizedClientsDestroy(me.sessionToken, { client_id: pub, refresh_token_id: handle });
+    await t.client.authorizedClientsDestroy(me.sessionToken, { client_id: conf });
+    // The access token issued with the refresh token lives on (until it expires): the client is listed without a refresh token.
+    expect(await t.client.authorizedClients(me.sessionToken, {})).toEqual([expect.objectContaining({ client_id: pub })]);
+    expect((await t.client.authorizedClients(me.sessionToken, {}))[0]).not.toHaveProperty('refresh_token_id');
+    await t.client.authorizedClientsDestroy(me.sessionToken, { client_id: pub });
+    expect(await t.client.authorizedClients(me.sessionToken, {})).toEqual([]);
+    expect((await post('/introspect', { client_id: conf, client_secret: confSecret, token: confTok.body.access_token as string })).body).toEqual({ active: false });
+  }, 120_000);
+
   it('ends refresh tokens on password reset; a password change ends public clients\' but not confidential ones\'', async () => {
     const db = t.storage.db;
     const before = await db.selectFrom('oauth_refresh_tokens').select('token_hash').where('uid', '=', account.uid).execute();

@@ -151,3 +151,11 @@ export async function deleteClientGrantsOf(db: Executor, uid: string, clientId: 
   await db.deleteFrom('oauth_access_tokens').where('uid', '=', uid).where('client_id', '=', clientId).execute();
   return Number(r.numDeletedRows);
 }
+
+/** Clients holding live access tokens of the account (authorized clients without a refresh token). */
+export async function accessTokenClientsOf(db: Executor, uid: string, now: number) {
+  const rows = await db.selectFrom('oauth_access_tokens').innerJoin('oauth_clients', 'oauth_clients.id', 'oauth_access_tokens.client_id')
+    .select(['oauth_access_tokens.client_id', 'oauth_clients.name', 'oauth_access_tokens.scope', 'oauth_access_tokens.created_at'])
+    .where('oauth_access_tokens.uid', '=', uid).where('oauth_access_tokens.expires_at', '>', now).orderBy('oauth_access_tokens.created_at', 'desc').limit(500).execute();
+  return rows.map((r) => ({ clientId: r.client_id, clientName: r.name, scope: r.scope.split(' ').filter(Boolean), createdAt: Number(r.created_at) }));
+}

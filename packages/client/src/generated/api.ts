@@ -1346,7 +1346,7 @@ export interface paths {
         };
         /**
          * The keys that sign id_tokens
-         * @description A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens are valid (`kid` names the key in a token's header).
+         * @description A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens are valid (`kid` names the key in a token's header): the current key, and during a rotation the next key (OAUTH_NEXT_SIGNING_KEY_FILE) and the previous one (OAUTH_PREVIOUS_SIGNING_KEY_FILE).
          */
         get: operations["jwks"];
         put?: never;

@@ -3165,7 +3165,8 @@ export class TesseraClient {
    * The keys that sign id_tokens.
    *
    * A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens are valid (`kid` names the
-   * key in a token's header).
+   * key in a token's header): the current key, and during a rotation the next key
+   * (OAUTH_NEXT_SIGNING_KEY_FILE) and the previous one (OAUTH_PREVIOUS_SIGNING_KEY_FILE).
    *
    * `GET /v1/jwks`. No authentication.
    *

@@ -20,6 +20,14 @@ export const oauthConfig = defineConfig({
     defaultText: 'https://identity.mozilla.com/apps/oldsync,https://identity.thunderbird.net/apps/sync,https://identity.mozilla.com/apps/notes', parse: list,
     description: 'Comma-separated scopes that carry a scoped key: /account/scoped-key-data answers key metadata for them (to clients allowed them).',
   },
+  nextSigningKeyFile: {
+    env: 'OAUTH_NEXT_SIGNING_KEY_FILE', default: '', defaultText: '(none)', parse: str,
+    description: 'Key rotation, step 1: a PEM RSA key (its public half only is used) published at /v1/jwks beside the current one before it signs, so relying parties cache it. Step 2: make it SIGNING_KEY_FILE and the old key OAUTH_PREVIOUS_SIGNING_KEY_FILE.',
+  },
+  previousSigningKeyFile: {
+    env: 'OAUTH_PREVIOUS_SIGNING_KEY_FILE', default: '', defaultText: '(none)', parse: str,
+    description: 'Key rotation: the retired signing key (PEM, public half used), still published at /v1/jwks and accepted by /oauth/id-token-verify until the id_tokens it signed have expired.',
+  },
   syncTokenserverUrl: {
     env: 'SYNC_TOKENSERVER_URL', default: '', defaultText: '(none)', parse: str,
     description: 'The Sync token server browsers use, published as `sync_tokenserver_base_url` in /.well-known/fxa-client-configuration.',

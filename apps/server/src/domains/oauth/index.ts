@@ -3,7 +3,7 @@ import type { TokenStrategy } from '../../http/auth.js';
 import type { Clock } from '../../clock.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
-import type { SigningKey } from '../keys/index.js';
+import { loadPublicJwk, type SigningKey } from '../keys/index.js';
 import type { AccountRecords } from '../accounts/index.js';
 import type { OAuthConfig } from './config.js';
 import { installCors } from './cors.js';
@@ -56,11 +56,14 @@ export function createOAuthDomain({ db, clock, signingKey, issuer, records, conf
       return t && t.expiresAt > now ? t : null;
     },
   };
+  // /jwks slots: the current key, the next one (pre-published) and the previous one (still verifying).
+  const jwks = [signingKey.publicJwk, loadPublicJwk(config.nextSigningKeyFile), loadPublicJwk(config.previousSigningKeyFile)]
+    .filter((k): k is NonNullable<typeof k> => k !== null);
   const service = new OAuthService();
   const grants = new GrantsService({ db, clock, oauth: service, signingKey, issuer });
   const register = routesOf(oauthRoutes, { oauth: service, db });
-  const tokens = new TokensService({ db, clock, records, signingKey, issuer });
-  const registerGrants = routesOf(grantRoutes, { grants, signingKey });
+  const tokens = new TokensService({ db, clock, records, signingKey, issuer, jwks });
+  const registerGrants = routesOf(grantRoutes, { grants, jwks });
   const registerTokens = routesOf(tokenRoutes, { grants, tokens });
   const registerAuthorized = routesOf(authorizedClientRoutes, { db, clock, oauth: service });
   const registerKeyData = routesOf(keyDataRoutes, { deps: { db, oauth: service, records, keyBearingScopes: config.keyBearingScopes } });

@@ -5,7 +5,7 @@ import { appError } from '@tessera/errors';
 import { credentialsOf } from '../../../http/auth.js';
 import { responses } from '../../../http/responses.js';
 import { StringEnum } from '../../../http/schemas.js';
-import type { SigningKey } from '../../keys/index.js';
+import type { PublicJwk } from '../../keys/index.js';
 import type { GrantsService } from './service.js';
 
 // The authorization-code flow's routes (spec 2 §7): POST /authorization and /oauth/authorization on
@@ -118,7 +118,7 @@ developer portal).</p>
 </body></html>
 `;
 
-export const grantRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; signingKey: SigningKey }> = async (app, { grants, signingKey }) => {
+export const grantRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; jwks: PublicJwk[] }> = async (app, { grants, jwks }) => {
   for (const path of ['/oauth/authorization', '/authorization'] as const) {
     app.post(path, {
       config: { auth: 'sessionTokenVerified', rateLimit: { actions: ['oauthAuthorization'] } },
@@ -162,11 +162,11 @@ export const grantRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; sig
     config: { auth: 'none' },
     schema: {
       operationId: 'jwks', tags: [TAG], summary: 'The keys that sign id_tokens',
-      description: 'A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens are valid (`kid` names the key in a token\'s header).',
+      description: 'A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens are valid (`kid` names the key in a token\'s header): the current key, and during a rotation the next key (OAUTH_NEXT_SIGNING_KEY_FILE) and the previous one (OAUTH_PREVIOUS_SIGNING_KEY_FILE).',
       response: responses(Jwks, []),
     },
   }, async (_req, reply) => {
     reply.header('cache-control', 'public, max-age=3600');
-    return { keys: [signingKey.publicJwk] };
+    return { keys: jwks };
   });
 };

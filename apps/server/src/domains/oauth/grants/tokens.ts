@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../../clock.js';
 import type { Database } from '../../../storage/schema.js';
 import type { AccountRecords } from '../../accounts/index.js';
-import type { SigningKey } from '../../keys/index.js';
+import type { PublicJwk, SigningKey } from '../../keys/index.js';
 import { deleteAccessTokenByHash, deleteRefreshToken, findRefreshToken } from './store.js';
 import { findAccessToken, hashToken, type AccessToken, type OAuthClient } from '../store.js';
 
@@ -31,6 +31,8 @@ export interface TokensDeps {
   records: AccountRecords;
   signingKey: SigningKey;
   issuer: string;
+  /** Every key whose signatures verify (the /jwks slots). */
+  jwks: PublicJwk[];
 }
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
@@ -46,7 +48,7 @@ export class TokensService {
   private readonly keySet;
 
   constructor(private readonly deps: TokensDeps) {
-    this.keySet = createLocalJWKSet({ keys: [deps.signingKey.publicJwk] });
+    this.keySet = createLocalJWKSet({ keys: deps.jwks });
   }
 
   private async liveAccessToken(token: string): Promise<AccessToken | null> {

@@ -25,7 +25,7 @@ import { createGeoDomain, type GeoService } from './domains/geo/index.js';
 import { createSupportDomain, SUPPORT_TARGET, type SupportService } from './domains/support/index.js';
 import { createNewslettersDomain, NEWSLETTERS_TARGET, type NewslettersService } from './domains/newsletters/index.js';
 import { WebhookSender, type Scheduler } from './senders/webhook/index.js';
-import { createOAuthDomain, type OAuthService } from './domains/oauth/index.js';
+import { createOAuthDomain, readClientsFile, type OAuthService } from './domains/oauth/index.js';
 import { createPagesDomain } from './domains/pages/index.js';
 import { createPasswordsDomain, type PasswordsService } from './domains/passwords/index.js';
 import { createRecoveryKeysDomain, type RecoveryKeysService } from './domains/recovery-keys/index.js';
@@ -190,7 +190,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
   });
   const keys = createKeysDomain({ key: signingKey });
-  const oauth = createOAuthDomain({ db });
+  const oauth = createOAuthDomain({ db, clock, signingKey, issuer: config.server.publicUrl.replace(/\/+$/, ''), records, config: config.oauth });
+  // OAUTH_CLIENTS_FILE registers (or updates) its clients at every start; a bad entry stops the start.
+  if (config.oauth.clientsFile) await oauth.service.seedClients(db, readClientsFile(config.oauth.clientsFile, clock.now()));
   const sessions = createSessionsDomain({
     db, clock, writeEpoch: storage.writeEpoch, secrets: tokenSecrets,
     idleLifetimeMs: config.tokens.sessionWithoutDeviceLifetime * 1000, cacheMs: config.server.sessionCacheMs,
@@ -272,6 +274,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     commandsUrl: new URL('/v1/account/device/commands', config.server.publicUrl).toString(),
     confirmations: emails.service, codeLifetimeSeconds: config.signin.codeLifetimeSeconds,
     sessionProviders: (uid) => linkedAccounts.service.sessionProviders(db, uid),
+    refreshTokens: {
+      list: (uid) => oauth.service.refreshTokensOf(db, uid),
+      revoke: (uid, id, clientId) => oauth.service.revokeRefreshToken(db, uid, id, clientId),
+      revokeClient: (uid, clientId) => oauth.service.revokeClientGrants(db, uid, clientId),
+    },
   });
   const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
     .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);

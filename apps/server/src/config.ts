@@ -6,6 +6,7 @@ import { devicesConfig } from './domains/devices/index.js';
 import { mfaConfig } from './domains/mfa/index.js';
 import { secondaryEmailsConfig } from './domains/secondary-emails/index.js';
 import { checkLinkedAccountsConfig, linkedAccountsConfig } from './domains/linked-accounts/index.js';
+import { oauthConfig } from './domains/oauth/index.js';
 import { rateLimitConfig, rulesInForce } from './domains/customs/index.js';
 import { tokenConfig } from './domains/tokens/index.js';
 import { twoStepConfig } from './domains/two-step/index.js';
@@ -109,7 +110,7 @@ export const serverConfig = defineConfig({
   },
 });
 
-export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, devices: devicesConfig, linkedAccounts: linkedAccountsConfig, mfa: mfaConfig, secondaryEmails: secondaryEmailsConfig, twoStep: twoStepConfig, push: pushConfig, mail: mailConfig, geo: geoConfig, support: supportConfig, newsletters: newslettersConfig, webhooks: webhookConfig, sms: smsConfig, recoveryPhone: recoveryPhoneConfig } satisfies Record<string, ConfigSlice>;
+export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, devices: devicesConfig, linkedAccounts: linkedAccountsConfig, mfa: mfaConfig, secondaryEmails: secondaryEmailsConfig, twoStep: twoStepConfig, push: pushConfig, mail: mailConfig, geo: geoConfig, support: supportConfig, newsletters: newslettersConfig, webhooks: webhookConfig, sms: smsConfig, recoveryPhone: recoveryPhoneConfig, oauth: oauthConfig } satisfies Record<string, ConfigSlice>;
 
 export type Config = {
   [K in keyof typeof CONFIG_SLICES]: ConfigValues<(typeof CONFIG_SLICES)[K]>;
@@ -139,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: readConfig(webhookConfig, env),
     sms: readConfig(smsConfig, env),
     recoveryPhone: readConfig(recoveryPhoneConfig, env),
+    oauth: readConfig(oauthConfig, env),
   };
   try {
     rulesInForce(config.rateLimit);

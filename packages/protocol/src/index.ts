@@ -6,3 +6,4 @@ export * from './bundle.js';
 export * from './hawk.js';
 export * from './password-policy.js';
 export * from './recovery-key.js';
+export * from './scoped-keys.js';

@@ -10,9 +10,17 @@ import { migrateToLatest, openStorage } from '../storage/db.js';
 
 const HELP = `Usage: npm run admin -- <command>
 
-  clients add --name <name> --redirect-uri <uri> [--scopes "<scope> …"] [--public] [--trusted]
+  clients add --name <name> --redirect-uri <uri> [--redirect-uri <uri> …] [--id <16 hex>]
+              [--scopes "<scope> …"] [--public] [--trusted] [--can-grant] [--local-redirects]
+              [--image-uri <https url>] [--access-token-ttl <seconds>] [--refresh-token-ttl <seconds>]
+              [--rotate-refresh-tokens]
       Registers an OAuth client; prints its id (and, for a confidential client, its secret, once).
+      --id registers a fixed id (browsers ship theirs, e.g. Firefox desktop 5882386c6d801776).
+      --local-redirects: native apps' loopback redirect URIs match on any port (RFC 8252).
   clients list                                 The registered clients, one a line.
+  clients rotate <id>                          A new secret (printed once); the old one keeps working
+                                               until \`clients rotate <id> --finish\`.
+  clients remove <id>                          Removes the client and every token issued to it.
   bounces add <email> <hard|soft|complaint>   Stop (hard, complaint) or pause (soft) mail to an address.
   bounces list <email>
   bounces clear <email>                        Allow mail to the address again.
@@ -22,6 +30,11 @@ The database is DATABASE_URL (default sqlite:data/tessera.sqlite).`;
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;
+}
+
+/** Every value of a repeatable option. */
+function options(args: string[], name: string): string[] {
+  return args.flatMap((a, i) => (a === name && args[i + 1] !== undefined ? [args[i + 1]!] : []));
 }
 
 async function main(args: string[]): Promise<number> {
@@ -35,25 +48,59 @@ async function main(args: string[]): Promise<number> {
   try {
     await migrateToLatest(storage.db, { authSecret: serverSecret(config.server) });
     const { db } = storage;
+    const oauth = new OAuthService();
     if (group === 'clients' && action === 'add') {
       const name = option(rest, '--name');
-      const redirectUri = option(rest, '--redirect-uri');
-      if (!name || !redirectUri) throw new Error('clients add needs --name and --redirect-uri');
-      new URL(redirectUri);
+      const redirectUris = options(rest, '--redirect-uri');
+      if (!name || !redirectUris.length) throw new Error('clients add needs --name and --redirect-uri');
       const publicClient = rest.includes('--public');
-      const id = randomBytes(8).toString('hex');
+      const id = (option(rest, '--id') ?? randomBytes(8).toString('hex')).toLowerCase();
+      if (await oauth.findClient(db, id)) throw new Error(`a client with id ${id} is already registered`);
       const secret = publicClient ? null : randomBytes(32).toString('hex');
-      await new OAuthService().registerClient(db, {
-        id, name, imageUri: '', redirectUri, publicClient, trusted: rest.includes('--trusted'), canGrant: false, secret,
-        allowedScopes: (option(rest, '--scopes') ?? 'profile').split(/\s+/).filter(Boolean), createdAt: Date.now(),
+      const seconds = (flag: string) => {
+        const raw = option(rest, flag);
+        if (raw === undefined) return undefined;
+        if (!/^\d+$/.test(raw)) throw new Error(`${flag} takes a number of seconds`);
+        return Number(raw);
+      };
+      await oauth.registerClient(db, {
+        id, name, imageUri: option(rest, '--image-uri') ?? '', redirectUris, publicClient, trusted: rest.includes('--trusted'),
+        canGrant: rest.includes('--can-grant'), secret, localRedirects: rest.includes('--local-redirects'),
+        allowedScopes: (option(rest, '--scopes') ?? 'profile').split(/\s+/).filter(Boolean),
+        accessTokenTtlSeconds: seconds('--access-token-ttl'), refreshTokenTtlSeconds: seconds('--refresh-token-ttl'),
+        rotateRefreshTokens: rest.includes('--rotate-refresh-tokens'), createdAt: Date.now(),
       });
       process.stdout.write(`client_id ${id}\n${secret ? `client_secret ${secret}   (shown once; only its hash is stored)\n` : ''}`);
       return 0;
     }
     if (group === 'clients' && action === 'list') {
-      const clients = await new OAuthService().listClients(db);
-      for (const c of clients) process.stdout.write(`${c.id}  ${c.name}  ${c.redirectUri}  ${c.publicClient ? 'public' : 'confidential'}${c.trusted ? ' trusted' : ''}  [${c.allowedScopes.join(' ')}]\n`);
+      const clients = await oauth.listClients(db);
+      for (const c of clients) {
+        const flags = [c.publicClient ? 'public' : 'confidential', c.trusted && 'trusted', c.canGrant && 'can-grant', c.localRedirects && 'local-redirects',
+          c.hashedSecretPrevious && 'rotating', c.rotateRefreshTokens && 'rotate-refresh-tokens'].filter(Boolean).join(' ');
+        process.stdout.write(`${c.id}  ${c.name}  ${c.redirectUris.join(',')}  ${flags}  [${c.allowedScopes.join(' ')}]  access ${c.accessTokenTtlSeconds}s\n`);
+      }
       if (!clients.length) process.stdout.write('no OAuth clients registered (add one with `npm run admin -- clients add --name <name> --redirect-uri <uri>`)\n');
+      return 0;
+    }
+    if (group === 'clients' && action === 'rotate') {
+      const id = rest[0];
+      if (!id) throw new Error('clients rotate needs a client id');
+      if (rest.includes('--finish')) {
+        if (!(await oauth.finishRotation(db, id))) throw new Error(`no client ${id}`);
+        process.stdout.write(`client ${id}: the previous secret no longer works\n`);
+        return 0;
+      }
+      const secret = await oauth.rotateSecret(db, id);
+      if (!secret) throw new Error(`no confidential client ${id}`);
+      process.stdout.write(`client_secret ${secret}   (shown once; the previous secret works until \`clients rotate ${id} --finish\`)\n`);
+      return 0;
+    }
+    if (group === 'clients' && action === 'remove') {
+      const id = rest[0];
+      if (!id) throw new Error('clients remove needs a client id');
+      if (!(await oauth.removeClient(db, id))) throw new Error(`no client ${id}`);
+      process.stdout.write(`removed client ${id} and its tokens\n`);
       return 0;
     }
     if (group === 'bounces') {

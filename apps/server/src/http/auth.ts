@@ -71,6 +71,11 @@ export interface RouteAuth {
   optional?: boolean;
   /** The scope the credentials must carry (strategies with `scopes` only, e.g. `mfa:password`). */
   scope?: string;
+  /**
+   * With `optional`: an `Authorization: Basic` header carries OAuth client credentials (RFC 6749
+   * §2.3.1), which the route checks itself; the request goes on unauthenticated.
+   */
+  clientBasic?: boolean;
 }
 
 export type RouteAuthConfig = 'none' | StrategyName | StrategyName[] | RouteAuth;
@@ -168,6 +173,7 @@ function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps):
     if (auth.optional) return;
     throw refusal(auth, deps, 'Missing Authorization header');
   }
+  if (auth.optional && auth.clientBasic && /^Basic\s/i.test(header)) return;
   const list = candidates(header, auth, deps);
   if (!list.length) throw refusal(auth, deps, 'This route does not accept that kind of token');
   const now = deps.clock.now();

@@ -172,6 +172,57 @@ export interface OauthClientsTable {
   /** Space-separated scopes the client may request. */
   allowed_scopes: string;
   created_at: number;
+  /** Space-separated registered redirect URIs, each matched exactly (0017); `redirect_uri` is the first. */
+  redirect_uris: string | null;
+  /** 1: RFC 8252 loopback redirects — a registered http://127.0.0.1 (or [::1], localhost) URI matches any port. */
+  local_redirects: Generated<number>;
+  /** Seconds an access token lives (at most 86400). */
+  access_token_ttl: Generated<number>;
+  /** Seconds a refresh token lives unused; 0: until revoked. */
+  refresh_token_ttl: Generated<number>;
+  /** 1: each refresh grant issues a new refresh token and revokes the one used. */
+  rotate_refresh_tokens: Generated<number>;
+}
+
+export interface OauthCodesTable {
+  /** SHA-256 of the code's bytes. */
+  code_hash: string;
+  client_id: string;
+  uid: string;
+  scope: string;
+  /** When the person signed in (ms). */
+  auth_at: number;
+  /** Space-separated authentication methods (pwd, email, otp). */
+  amr: string;
+  aal: number;
+  offline: number;
+  /** PKCE S256 challenge, or null. */
+  code_challenge: string | null;
+  /** The redirect_uri the request named, which the token request must repeat; null when none was named. */
+  redirect_uri: string | null;
+  nonce: string | null;
+  keys_jwe: string | null;
+  created_at: number;
+  expires_at: number;
+  /** Set on first use; the row stays (until expiry) to catch a replay. */
+  used_at: number | null;
+  issued_access_hash: string | null;
+  issued_refresh_hash: string | null;
+}
+
+export interface OauthRefreshTokensTable {
+  /** SHA-256 of the token's bytes. */
+  token_hash: string;
+  client_id: string;
+  uid: string;
+  scope: string;
+  auth_at: number;
+  amr: string;
+  aal: number;
+  created_at: number;
+  last_used_at: number;
+  /** 0: until revoked. */
+  expires_at: number;
 }
 
 export interface OauthAccessTokensTable {
@@ -440,6 +491,8 @@ export interface Database {
   password_change_tokens: PasswordChangeTokensTable;
   oauth_clients: OauthClientsTable;
   oauth_access_tokens: OauthAccessTokensTable;
+  oauth_codes: OauthCodesTable;
+  oauth_refresh_tokens: OauthRefreshTokensTable;
   password_forgot_otps: PasswordForgotOtpsTable;
   email_bounces: EmailBouncesTable;
   account_code_failures: AccountCodeFailuresTable;

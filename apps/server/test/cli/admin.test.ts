@@ -33,6 +33,41 @@ describe('the admin command', () => {
     expect(admin('clients', 'add', '--name', 'x').status).toBe(2);
   });
 
+  it('registers fixed ids (browsers ship theirs), several redirect URIs, rotates secrets and removes clients', async () => {
+    const firefox = admin('clients', 'add', '--id', '5882386C6D801776', '--name', 'Firefox', '--public', '--trusted', '--can-grant',
+      '--redirect-uri', 'urn:ietf:wg:oauth:2.0:oob:oauth-redirect-webchannel', '--scopes', 'profile https://identity.mozilla.com/apps/oldsync');
+    expect(firefox.status).toBe(0);
+    expect(firefox.stdout).toBe('client_id 5882386c6d801776\n');
+    expect(admin('clients', 'add', '--id', '5882386c6d801776', '--name', 'again', '--public', '--redirect-uri', 'https://a.example/').stderr).toContain('already registered');
+    const native = admin('clients', 'add', '--name', 'Native', '--public', '--local-redirects', '--redirect-uri', 'http://127.0.0.1/cb', '--redirect-uri', 'com.example.app:/cb', '--access-token-ttl', '3600');
+    expect(native.status).toBe(0);
+    const nativeId = /client_id ([0-9a-f]{16})/.exec(native.stdout)![1]!;
+    const list = admin('clients', 'list').stdout;
+    expect(list).toContain('5882386c6d801776  Firefox  urn:ietf:wg:oauth:2.0:oob:oauth-redirect-webchannel  public trusted can-grant  [profile https://identity.mozilla.com/apps/oldsync]');
+    expect(list).toContain(`${nativeId}  Native  http://127.0.0.1/cb,com.example.app:/cb  public local-redirects  [profile]  access 3600s`);
+    // Refused: plain http to a non-loopback host, a lifetime past a day.
+    expect(admin('clients', 'add', '--name', 'x', '--redirect-uri', 'http://shop.example/cb').status).toBe(2);
+    expect(admin('clients', 'add', '--name', 'x', '--redirect-uri', 'https://shop.example/cb', '--access-token-ttl', '90000').status).toBe(2);
+
+    const added = admin('clients', 'add', '--name', 'Rotating', '--redirect-uri', 'https://rot.example/cb');
+    const id = /client_id ([0-9a-f]{16})/.exec(added.stdout)![1]!;
+    const first = /client_secret ([0-9a-f]{64})/.exec(added.stdout)![1]!;
+    const rotated = admin('clients', 'rotate', id);
+    expect(rotated.status).toBe(0);
+    const second = /client_secret ([0-9a-f]{64})/.exec(rotated.stdout)![1]!;
+    const { oauth } = t.app.services;
+    let client = (await oauth.findClient(t.storage.db, id))!;
+    expect([oauth.clientSecretMatches(client, first), oauth.clientSecretMatches(client, second)]).toEqual([true, true]);
+    expect(admin('clients', 'list').stdout).toContain(`${id}  Rotating  https://rot.example/cb  confidential rotating`);
+    expect(admin('clients', 'rotate', id, '--finish').status).toBe(0);
+    client = (await oauth.findClient(t.storage.db, id))!;
+    expect([oauth.clientSecretMatches(client, first), oauth.clientSecretMatches(client, second)]).toEqual([false, true]);
+    expect(admin('clients', 'rotate', '5882386c6d801776').status).toBe(2); // public: no secret to rotate
+    expect(admin('clients', 'remove', id).stdout).toBe(`removed client ${id} and its tokens\n`);
+    expect(await oauth.findClient(t.storage.db, id)).toBeNull();
+    expect(admin('clients', 'remove', id).status).toBe(2);
+  });
+
   it('records complaints that stop mail, and clears them', async () => {
     const email = newEmail('complainer');
     expect(admin('bounces', 'add', email, 'complaint').status).toBe(0);

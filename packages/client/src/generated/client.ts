@@ -989,6 +989,276 @@ export interface OperationErrors {
     | 'THROTTLED'
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
+  client:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  oauthClient:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  oauthAuthorization:
+    | 'ACCOUNT_UNVERIFIED'
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'INCORRECT_REDIRECT_URI'
+    | 'INVALID_RESPONSE_TYPE'
+    | 'MISSING_PKCE_PARAMETERS'
+    | 'INSUFFICIENT_ACR_VALUES'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  authorizationPage:
+    | 'THROTTLED'
+    | 'SERVER_BUSY';
+  authorization:
+    | 'ACCOUNT_UNVERIFIED'
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'INCORRECT_REDIRECT_URI'
+    | 'INVALID_RESPONSE_TYPE'
+    | 'MISSING_PKCE_PARAMETERS'
+    | 'INSUFFICIENT_ACR_VALUES'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  oauthToken:
+    | 'ACCOUNT_UNVERIFIED'
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'INCORRECT_REDIRECT_URI'
+    | 'MISSING_PKCE_PARAMETERS'
+    | 'INCORRECT_CLIENT_SECRET'
+    | 'UNKNOWN_AUTHORIZATION_CODE'
+    | 'MISMATCH_AUTHORIZATION_CODE'
+    | 'EXPIRED_AUTHORIZATION_CODE'
+    | 'INVALID_PKCE_CHALLENGE'
+    | 'REFRESH_TOKEN_UNKNOWN'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  token:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'INCORRECT_REDIRECT_URI'
+    | 'MISSING_PKCE_PARAMETERS'
+    | 'INCORRECT_CLIENT_SECRET'
+    | 'UNKNOWN_AUTHORIZATION_CODE'
+    | 'MISMATCH_AUTHORIZATION_CODE'
+    | 'EXPIRED_AUTHORIZATION_CODE'
+    | 'INVALID_PKCE_CHALLENGE'
+    | 'REFRESH_TOKEN_UNKNOWN'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  jwks:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  introspect:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INCORRECT_CLIENT_SECRET'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  verify:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_TOKEN'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  destroy:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INCORRECT_CLIENT_SECRET'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  oauthDestroy:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INCORRECT_CLIENT_SECRET'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  oauthIdTokenVerify:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_TOKEN'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  userinfo:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  profile:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  accountScopedKeyData:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'STALE_AUTH_AT'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  keyData:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'STALE_AUTH_AT'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  authorizedClients:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  authorizedClientsDestroy:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'REFRESH_TOKEN_UNKNOWN'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
   totpExists:
     | 'INVALID_REQUEST_SIGNATURE'
     | 'INVALID_TOKEN'
@@ -1717,6 +1987,15 @@ export interface OperationErrors {
     | 'SERVER_BUSY'
     | 'INVALID_MFA_TOKEN'
     | 'UNEXPECTED_ERROR';
+  fxaClientConfiguration:
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  openidConfiguration:
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  oauthAuthorizationServer:
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
 }
 
 /** Fails to compile when an operation lists a name the error catalogue (@tessera/errors) lacks. */
@@ -2428,8 +2707,10 @@ export class TesseraClient {
    *
    * With `deviceId`, removes the device and ends its session; with `sessionTokenId` (a handle from
    * /account/attached_clients, or a token id), ends that session and removes its device. Both
-   * together must name the same client. Refresh tokens (`refreshTokenId`, `clientId`) come with the
-   * OAuth server: none exist yet, so a `refreshTokenId` is 400/182. Needs a confirmed session.
+   * together must name the same client. With `refreshTokenId` (a handle from
+   * /account/attached_clients), revokes that OAuth refresh token (400/182 when the account has none
+   * such, or it is not of `clientId`); with `clientId` alone, revokes every refresh token of that
+   * client. Needs a confirmed session.
    *
    * `POST /v1/account/attached_client/destroy`. Authenticates with a sessionToken.
    *
@@ -3442,6 +3723,490 @@ export class TesseraClient {
    */
   getRandomBytes(): Promise<Reply<'/v1/get_random_bytes', 'post'>> {
     return this.transport.request({ method: 'POST', path: '/get_random_bytes' });
+  }
+
+  /**
+   * An OAuth client's public details.
+   *
+   * What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it
+   * is trusted (first-party), and its first registered redirect URI. Nothing secret. An unknown id
+   * (or one that is not 16 hex characters) answers 400/162 with `clientId`.
+   *
+   * `GET /v1/client/{id}`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.client(id);
+   */
+  client(id: string): Promise<Reply<'/v1/client/{id}', 'get'>> {
+    return this.transport.request({ method: 'GET', path: `/client/${encodeURIComponent(id)}` });
+  }
+
+  /**
+   * An OAuth client's public details (auth-server path).
+   *
+   * What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it
+   * is trusted (first-party), and its first registered redirect URI. Nothing secret. An unknown id
+   * (or one that is not 16 hex characters) answers 400/162 with `clientId`. The same answer as GET
+   * /client/{id}.
+   *
+   * `GET /v1/oauth/client/{client_id}`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthClient(client_id);
+   */
+  oauthClient(client_id: string): Promise<Reply<'/v1/oauth/client/{client_id}', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: `/oauth/client/${encodeURIComponent(client_id)}`,
+    });
+  }
+
+  /**
+   * Authorize a relying party.
+   *
+   * Issues an authorization code for the signed-in person (a confirmed session on a confirmed
+   * account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`,
+   * when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with
+   * `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169);
+   * `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The
+   * code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.
+   *
+   * `POST /v1/oauth/authorization`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} ACCOUNT_UNVERIFIED (104), INVALID_JSON (106),
+   * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
+   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * INVALID_NONCE (115), SESSION_UNVERIFIED (138), UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163),
+   * INCORRECT_REDIRECT_URI (167), INVALID_RESPONSE_TYPE (168), MISSING_PKCE_PARAMETERS (169),
+   * INSUFFICIENT_ACR_VALUES (170), SERVER_BUSY (201), INSUFFICIENT_AAL (222),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthAuthorization(sessionToken, { client_id });
+   */
+  oauthAuthorization(
+    sessionToken: string,
+    body: Body<'/v1/oauth/authorization', 'post'>,
+  ): Promise<Reply<'/v1/oauth/authorization', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/oauth/authorization', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * The browser's authorization entry (not available yet).
+   *
+   * Where a relying party sends a browser. The account web app's sign-in and consent pages are not
+   * part of this server yet: this answers 200 with an HTML page saying so, whatever the query. Use
+   * POST /oauth/authorization with a session token.
+   *
+   * `GET /v1/authorization`. No authentication.
+   *
+   * @throws {TesseraApiError} THROTTLED (114), SERVER_BUSY (201)
+   * @example
+   * const reply = await client.authorizationPage();
+   */
+  authorizationPage(): Promise<Reply<'/v1/authorization', 'get'>> {
+    return this.transport.request({ method: 'GET', path: '/authorization' });
+  }
+
+  /**
+   * Authorize a relying party (OAuth server path).
+   *
+   * Issues an authorization code for the signed-in person (a confirmed session on a confirmed
+   * account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`,
+   * when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with
+   * `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169);
+   * `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The
+   * code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.
+   *
+   * `POST /v1/authorization`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} ACCOUNT_UNVERIFIED (104), INVALID_JSON (106),
+   * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
+   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * INVALID_NONCE (115), SESSION_UNVERIFIED (138), UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163),
+   * INCORRECT_REDIRECT_URI (167), INVALID_RESPONSE_TYPE (168), MISSING_PKCE_PARAMETERS (169),
+   * INSUFFICIENT_ACR_VALUES (170), SERVER_BUSY (201), INSUFFICIENT_AAL (222),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.authorization(sessionToken, { client_id });
+   */
+  authorization(
+    sessionToken: string,
+    body: Body<'/v1/authorization', 'post'>,
+  ): Promise<Reply<'/v1/authorization', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/authorization', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Get tokens.
+   *
+   * Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or
+   * `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization:
+   * Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a
+   * wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown
+   * code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not
+   * matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is
+   * single use: a second use answers 400/172 and revokes the access and refresh tokens the first
+   * use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for
+   * first-party clients registered with canGrant; the session authorizes directly,
+   * `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or
+   * another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients
+   * registered with refresh-token rotation get a new refresh token each time and the one used stops
+   * working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds,
+   * ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with
+   * `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization
+   * request carried one.
+   *
+   * `POST /v1/oauth/token`. Authenticates with a sessionToken, or anonymously.
+   *
+   * @throws {TesseraApiError} ACCOUNT_UNVERIFIED (104), INVALID_JSON (106),
+   * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
+   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * INVALID_NONCE (115), SESSION_UNVERIFIED (138), UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163),
+   * INCORRECT_REDIRECT_URI (167), MISSING_PKCE_PARAMETERS (169), INCORRECT_CLIENT_SECRET (171),
+   * UNKNOWN_AUTHORIZATION_CODE (172), MISMATCH_AUTHORIZATION_CODE (173),
+   * EXPIRED_AUTHORIZATION_CODE (174), INVALID_PKCE_CHALLENGE (175), REFRESH_TOKEN_UNKNOWN (182),
+   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthToken({ sessionToken });
+   */
+  oauthToken(
+    auth?: { sessionToken: string },
+    body: Body<'/v1/oauth/token', 'post'> = {},
+  ): Promise<Reply<'/v1/oauth/token', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/oauth/token', body,
+      token: auth && tokenRef(auth),
+    });
+  }
+
+  /**
+   * Get tokens (OAuth server path).
+   *
+   * Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or
+   * `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization:
+   * Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a
+   * wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown
+   * code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not
+   * matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is
+   * single use: a second use answers 400/172 and revokes the access and refresh tokens the first
+   * use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for
+   * first-party clients registered with canGrant; the session authorizes directly,
+   * `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or
+   * another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients
+   * registered with refresh-token rotation get a new refresh token each time and the one used stops
+   * working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds,
+   * ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with
+   * `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization
+   * request carried one.
+   *
+   * `POST /v1/token`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163),
+   * INCORRECT_REDIRECT_URI (167), MISSING_PKCE_PARAMETERS (169), INCORRECT_CLIENT_SECRET (171),
+   * UNKNOWN_AUTHORIZATION_CODE (172), MISMATCH_AUTHORIZATION_CODE (173),
+   * EXPIRED_AUTHORIZATION_CODE (174), INVALID_PKCE_CHALLENGE (175), REFRESH_TOKEN_UNKNOWN (182),
+   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.token();
+   */
+  token(body: Body<'/v1/token', 'post'> = {}): Promise<Reply<'/v1/token', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/token', body });
+  }
+
+  /**
+   * The keys that sign id_tokens.
+   *
+   * A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens are valid (`kid` names the
+   * key in a token's header): the current key, and during a rotation the next key
+   * (OAUTH_NEXT_SIGNING_KEY_FILE) and the previous one (OAUTH_PREVIOUS_SIGNING_KEY_FILE).
+   *
+   * `GET /v1/jwks`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.jwks();
+   */
+  jwks(): Promise<Reply<'/v1/jwks', 'get'>> {
+    return this.transport.request({ method: 'GET', path: '/jwks' });
+  }
+
+  /**
+   * Introspect a token (RFC 7662).
+   *
+   * The calling client authenticates like at /token (Basic, `client_secret`, or `client_id` alone
+   * for a public client) and learns about its own access and refresh tokens: `active: true` with
+   * scope, client_id, token_type, iat, exp (seconds, per the RFC), sub, iss and jti. Unknown,
+   * expired, revoked and other clients' tokens all answer `{active: false}`.
+   *
+   * `POST /v1/introspect`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162),
+   * INCORRECT_CLIENT_SECRET (171), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.introspect({ token });
+   */
+  introspect(body: Body<'/v1/introspect', 'post'>): Promise<Reply<'/v1/introspect', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/introspect', body });
+  }
+
+  /**
+   * Verify an access token.
+   *
+   * For resource servers: the live access token's account (`user`), client, scopes (an array), the
+   * account's `generation` (when its password was last set, ms) and `profile_changed_at` (ms).
+   * 401/110 when the token is unknown, expired or revoked.
+   *
+   * `POST /v1/verify`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_TOKEN (110), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.verify({ token });
+   */
+  verify(body: Body<'/v1/verify', 'post'>): Promise<Reply<'/v1/verify', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/verify', body });
+  }
+
+  /**
+   * Revoke a token (RFC 7009).
+   *
+   * The calling client authenticates like at /token and revokes one of its own access or refresh
+   * tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says,
+   * the answer is `{}` whether or not the token existed or was the client's (another client's token
+   * is left alone).
+   *
+   * `POST /v1/destroy`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162),
+   * INCORRECT_CLIENT_SECRET (171), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.destroy();
+   */
+  destroy(body: Body<'/v1/destroy', 'post'> = {}): Promise<Reply<'/v1/destroy', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/destroy', body });
+  }
+
+  /**
+   * Revoke a token (RFC 7009, auth-server path).
+   *
+   * The calling client authenticates like at /token and revokes one of its own access or refresh
+   * tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says,
+   * the answer is `{}` whether or not the token existed or was the client's (another client's token
+   * is left alone).
+   *
+   * `POST /v1/oauth/destroy`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162),
+   * INCORRECT_CLIENT_SECRET (171), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthDestroy();
+   */
+  oauthDestroy(
+    body: Body<'/v1/oauth/destroy', 'post'> = {},
+  ): Promise<Reply<'/v1/oauth/destroy', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/oauth/destroy', body });
+  }
+
+  /**
+   * Verify an id_token.
+   *
+   * Checks an id_token this server issued to `client_id`: RS256 signature with a key of /jwks,
+   * `iss`, `aud`, `exp` (with up to `expiry_grace_period` seconds of grace). Answers its claims;
+   * 401/110 when any check fails.
+   *
+   * `POST /v1/oauth/id-token-verify`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_TOKEN (110), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthIdTokenVerify({ client_id, id_token });
+   */
+  oauthIdTokenVerify(
+    body: Body<'/v1/oauth/id-token-verify', 'post'>,
+  ): Promise<Reply<'/v1/oauth/id-token-verify', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/oauth/id-token-verify', body });
+  }
+
+  /**
+   * OpenID Connect userinfo.
+   *
+   * The person's claims as the access token's scopes allow: `sub` always; `email` and
+   * `email_verified` with `profile` or `profile:email`; `locale` with `profile:locale`; `amr` with
+   * `profile:amr`.
+   *
+   * `GET /v1/userinfo`. Authenticates with an OAuth access token.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.userinfo(accessToken);
+   */
+  userinfo(accessToken: string): Promise<Reply<'/v1/userinfo', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/userinfo',
+      token: { type: 'oauth', value: accessToken },
+    });
+  }
+
+  /**
+   * The profile browsers read.
+   *
+   * With an OAuth access token: `uid` always, the rest as its scopes allow (`profile` covers all;
+   * `profile:email`, `profile:locale`, `profile:amr`, `profile:account_disabled_at`,
+   * `profile:account_locked_at`).
+   *
+   * `GET /v1/profile`. Authenticates with an OAuth access token.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.profile(accessToken);
+   */
+  profile(accessToken: string): Promise<Reply<'/v1/profile', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/profile',
+      token: { type: 'oauth', value: accessToken },
+    });
+  }
+
+  /**
+   * Scoped-key metadata.
+   *
+   * For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the
+   * client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the
+   * signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in
+   * @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`.
+   * Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when
+   * the session signed in before the account's keys last changed. Needs a confirmed session.
+   *
+   * `POST /v1/account/scoped-key-data`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163), STALE_AUTH_AT (164), SERVER_BUSY (201),
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountScopedKeyData(sessionToken, { client_id, scope });
+   */
+  accountScopedKeyData(
+    sessionToken: string,
+    body: Body<'/v1/account/scoped-key-data', 'post'>,
+  ): Promise<Reply<'/v1/account/scoped-key-data', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/scoped-key-data', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Scoped-key metadata (OAuth server path).
+   *
+   * For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the
+   * client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the
+   * signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in
+   * @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`.
+   * Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when
+   * the session signed in before the account's keys last changed. Needs a confirmed session.
+   *
+   * `POST /v1/key-data`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163), STALE_AUTH_AT (164), SERVER_BUSY (201),
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.keyData(sessionToken, { client_id, scope });
+   */
+  keyData(
+    sessionToken: string,
+    body: Body<'/v1/key-data', 'post'>,
+  ): Promise<Reply<'/v1/key-data', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/key-data', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * The clients the account has authorized.
+   *
+   * One entry per refresh token (with `refresh_token_id`), and one per client that holds only live
+   * access tokens (without). Most recently used first.
+   *
+   * `POST /v1/authorized-clients`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.authorizedClients(sessionToken);
+   */
+  authorizedClients(
+    sessionToken: string,
+    body: Body<'/v1/authorized-clients', 'post'> = {},
+  ): Promise<Reply<'/v1/authorized-clients', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/authorized-clients', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Revoke an authorized client.
+   *
+   * With `refresh_token_id`: revokes that refresh token of the client (400/182 when the account has
+   * no such token of it). Without: revokes every refresh and access token the account granted the
+   * client. Needs a confirmed session.
+   *
+   * `POST /v1/authorized-clients/destroy`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * REFRESH_TOKEN_UNKNOWN (182), SERVER_BUSY (201), INSUFFICIENT_AAL (222),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.authorizedClientsDestroy(sessionToken, { client_id });
+   */
+  authorizedClientsDestroy(
+    sessionToken: string,
+    body: Body<'/v1/authorized-clients/destroy', 'post'>,
+  ): Promise<Reply<'/v1/authorized-clients/destroy', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/authorized-clients/destroy', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
   }
 
   /**
@@ -4689,6 +5454,59 @@ export class TesseraClient {
     return this.transport.request({
       method: 'DELETE', path: '/mfa/recoveryKey',
       token: { type: 'jwt', value: mfaToken },
+    });
+  }
+
+  /**
+   * Where browsers find each service.
+   *
+   * Browsers configure themselves from this: the auth, OAuth and profile servers are all this
+   * server (browsers add `/v1`); the Sync token server and the pairing server come from
+   * SYNC_TOKENSERVER_URL and PAIRING_SERVER_URL.
+   *
+   * `GET /.well-known/fxa-client-configuration`. No authentication.
+   *
+   * @throws {TesseraApiError} SERVER_BUSY (201), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.fxaClientConfiguration();
+   */
+  fxaClientConfiguration(): Promise<Reply<'/.well-known/fxa-client-configuration', 'get'>> {
+    return this.transport.request({ method: 'GET', path: '/.well-known/fxa-client-configuration' });
+  }
+
+  /**
+   * OpenID Connect discovery.
+   *
+   * What this server supports, exactly: the authorization-code flow with PKCE (`S256` only),
+   * refresh tokens, RS256 id_tokens, client authentication by `client_secret_basic`,
+   * `client_secret_post` or `none` (public clients), introspection and revocation.
+   *
+   * `GET /.well-known/openid-configuration`. No authentication.
+   *
+   * @throws {TesseraApiError} SERVER_BUSY (201), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.openidConfiguration();
+   */
+  openidConfiguration(): Promise<Reply<'/.well-known/openid-configuration', 'get'>> {
+    return this.transport.request({ method: 'GET', path: '/.well-known/openid-configuration' });
+  }
+
+  /**
+   * OAuth authorization server metadata (RFC 8414).
+   *
+   * What this server supports, exactly: the authorization-code flow with PKCE (`S256` only),
+   * refresh tokens, RS256 id_tokens, client authentication by `client_secret_basic`,
+   * `client_secret_post` or `none` (public clients), introspection and revocation.
+   *
+   * `GET /.well-known/oauth-authorization-server`. No authentication.
+   *
+   * @throws {TesseraApiError} SERVER_BUSY (201), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.oauthAuthorizationServer();
+   */
+  oauthAuthorizationServer(): Promise<Reply<'/.well-known/oauth-authorization-server', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/.well-known/oauth-authorization-server',
     });
   }
 }

@@ -66,6 +66,13 @@ linkedAccountNotification        : ip       : 1000 : 15 minutes : 15 minutes : b
 # Support tickets: each one reaches a person at the helpdesk.
 supportTicket                    : ip       : 10  : 60 minutes : 60 minutes : block
 supportTicket                    : ip       : 100 : 24 hours   : 15 minutes : ban
+# OAuth clients, public details (sign-in pages fetch them, ids are 64-bit random and not guessable).
+oauthClientInfo                  : ip       : 600 : 15 minutes : 15 minutes : block
+# Codes per client address, token requests per client address (relying parties' servers refresh often).
+oauthAuthorization               : ip       : 300 : 15 minutes : 15 minutes : block
+oauthToken                       : ip       : 3000 : 15 minutes : 15 minutes : block
+# Introspection, verification and revocation: resource servers call these for every request they serve.
+oauthIntrospect                  : ip       : 20000 : 15 minutes : 15 minutes : block
 
 # Unblock codes.
 sendUnblockCode                  : ip_email : 5   : 15 minutes : 15 minutes : block

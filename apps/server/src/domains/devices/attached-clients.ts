@@ -43,6 +43,14 @@ export function sessionEntries(sessions: Session[], devices: Device[], currentSe
   });
 }
 
+/** The entries of the account's OAuth refresh tokens: one per token, named by its client. */
+export function refreshTokenEntries(tokens: { id: string; clientId: string; clientName: string; scope: string[]; createdAt: number; lastUsedAt: number }[]): AttachedClientEntry[] {
+  return tokens.map((t) => ({
+    clientId: t.clientId, deviceId: null, sessionTokenId: null, refreshTokenId: t.id, isCurrentSession: false, deviceType: null,
+    name: t.clientName, createdTime: t.createdAt, lastAccessTime: t.lastUsedAt, scope: t.scope, location: {}, userAgent: '', os: null, providerId: null,
+  }));
+}
+
 const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 const earlier = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
 

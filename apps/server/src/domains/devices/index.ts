@@ -8,7 +8,7 @@ import { DevicesService, type DevicesDeps } from './service.js';
 // (Web Push, through a bounded queue outside the request).
 
 export { devicesConfig } from './config.js';
-export { DevicesService, type Pusher } from './service.js';
+export { DevicesService, type Pusher, type RefreshTokenSource } from './service.js';
 export { pushEvents, ACCOUNT_EVENT_TTL_SECONDS } from './push-events.js';
 export { parsePushHosts, pushCallbackProblem, type PushHost } from './push-hosts.js';
 

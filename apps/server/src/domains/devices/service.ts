@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
 import { describeDevice, isSessionVerified, type Session, type SessionsService } from '../sessions/index.js';
-import { formatAttachedClients, mergeAttachedClients, sessionEntries } from './attached-clients.js';
+import { formatAttachedClients, mergeAttachedClients, refreshTokenEntries, sessionEntries } from './attached-clients.js';
 import { deprecatedSessionList, deviceReply, listedDevices } from './lists.js';
 import { pushCallbackProblem, type PushHost } from './push-hosts.js';
 import { deleteExpiredCommands, insertCommand, listCommands } from './commands.js';
@@ -49,6 +49,17 @@ export interface DevicesDeps {
   codeLifetimeSeconds: number;
   /** The account's sessions opened by a Google or Apple sign-in (handle → provider); from the linked-accounts domain. */
   sessionProviders?: (uid: string) => Promise<Map<string, string>>;
+  /** The account's OAuth refresh tokens (the oauth domain): a third source of attached clients. */
+  refreshTokens?: RefreshTokenSource;
+}
+
+/** What attached clients need of OAuth refresh tokens. `id` is the token's handle (its SHA-256), never the token. */
+export interface RefreshTokenSource {
+  list(uid: string): Promise<{ id: string; clientId: string; clientName: string; scope: string[]; createdAt: number; lastUsedAt: number }[]>;
+  /** Revokes the account's refresh token `id` (of `clientId` when given); false when no such token. */
+  revoke(uid: string, id: string, clientId?: string): Promise<boolean>;
+  /** Revokes every refresh token of the account for the client; how many. */
+  revokeClient(uid: string, clientId: string): Promise<number>;
 }
 
 /** Largest command payload, as JSON (spec 1 §5). */
@@ -186,10 +197,11 @@ export class DevicesService {
   /** GET /account/attached_clients, times also relative in `languages` (Accept-Language). */
   async attachedClients(session: Session, idleSince: number | undefined, languages: string | null): Promise<AttachedClient[]> {
     const { db, sessions, clock } = this.deps;
-    const [all, devices, providers] = await Promise.all([
+    const [all, devices, providers, tokens] = await Promise.all([
       sessions.listOf(db, session.uid), listDevices(db, session.uid), this.deps.sessionProviders?.(session.uid) ?? new Map<string, string>(),
+      this.deps.refreshTokens?.list(session.uid) ?? [],
     ]);
-    const merged = mergeAttachedClients([sessionEntries(all, devices, session.id, providers)], idleSince);
+    const merged = mergeAttachedClients([sessionEntries(all, devices, session.id, providers), refreshTokenEntries(tokens)], idleSince);
     return formatAttachedClients(merged, clock.now(), timeLocaleOf(languages));
   }
 
@@ -216,9 +228,13 @@ export class DevicesService {
       await sessions.delete(db, named);
       return;
     }
-    // Refresh tokens are not issued yet (the OAuth server issue adds them as a third source): none
-    // can be named, and a client named alone holds none to revoke.
-    if (input.refreshTokenId) throw appError('REFRESH_TOKEN_UNKNOWN');
+    // OAuth refresh tokens: by handle (of `clientId` when both are named), or every token of a client named alone.
+    const refresh = this.deps.refreshTokens;
+    if (input.refreshTokenId) {
+      if (!refresh || !(await refresh.revoke(session.uid, input.refreshTokenId.toLowerCase(), input.clientId?.toLowerCase()))) throw appError('REFRESH_TOKEN_UNKNOWN');
+      return;
+    }
+    if (input.clientId && refresh) await refresh.revokeClient(session.uid, input.clientId.toLowerCase());
   }
 
   /** GET /account/sessions (deprecated): the account's sessions, each with its device. */

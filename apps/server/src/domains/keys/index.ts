@@ -4,7 +4,7 @@ import type { SigningKey } from './service.js';
 
 // The keys domain: the server's RSA signing key and the documents that publish it.
 
-export { generateSigningKeyPem, loadSigningKey, signingKeyFromPem, type SigningKey } from './service.js';
+export { generateSigningKeyPem, loadPublicJwk, loadSigningKey, publicJwkFromPem, signingKeyFromPem, type PublicJwk, type SigningKey } from './service.js';
 
 export function createKeysDomain({ key }: { key: SigningKey }): Domain<SigningKey> {
   return { name: 'keys', service: key, rootRoutes: routesOf(keyRoutes, { key }) };

@@ -34,6 +34,26 @@ export function signingKeyFromPem(pem: string, createdAtMs: number): SigningKey 
   return { privateKey, publicJwk: { kty: 'RSA', alg: 'RS256', use: 'sig', kid, n: jwk.n, e: jwk.e, 'fxa-createdAt': hour } };
 }
 
+/**
+ * The public JWK of a PEM key (private or public), kid computed as for the signing key: for the
+ * /jwks rotation slots (a key pre-published before it signs, a retired key still verifying).
+ */
+export function publicJwkFromPem(pem: string, createdAtMs: number): PublicJwk {
+  const publicKey = createPublicKey(pem);
+  if (publicKey.asymmetricKeyType !== 'rsa') throw new Error('a signing key must be an RSA key');
+  const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  const jwk = publicKey.export({ format: 'jwk' }) as { n: string; e: string };
+  const day = new Date(createdAtMs).toISOString().slice(0, 10).replace(/-/g, '');
+  const kid = `${day}-${createHash('sha256').update(publicPem).digest('hex').slice(0, 8)}`;
+  return { kty: 'RSA', alg: 'RS256', use: 'sig', kid, n: jwk.n, e: jwk.e, 'fxa-createdAt': Math.floor(createdAtMs / 3_600_000) * 3600 };
+}
+
+/** Reads a rotation slot's PEM file (empty path: no key). */
+export function loadPublicJwk(file: string): PublicJwk | null {
+  if (!file) return null;
+  return publicJwkFromPem(readFileSync(file, 'utf8'), statSync(file).mtimeMs);
+}
+
 export function generateSigningKeyPem(): string {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   return privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();

@@ -1,14 +1,32 @@
-import type { Domain } from '../../domain.js';
+import { routesOf, type Domain } from '../../domain.js';
 import type { TokenStrategy } from '../../http/auth.js';
-import type { Executor } from '../../storage/executor.js';
+import type { Clock } from '../../clock.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/schema.js';
+import { loadPublicJwk, type SigningKey } from '../keys/index.js';
+import type { AccountRecords } from '../accounts/index.js';
+import type { OAuthConfig } from './config.js';
+import { installCors } from './cors.js';
+import { discoveryRoutes } from './discovery.js';
+import { authorizedClientRoutes } from './grants/authorized-clients.js';
+import { keyDataRoutes } from './grants/key-data.js';
+import { grantRoutes, installFormParser } from './grants/routes.js';
+import { tokenRoutes } from './grants/tokens-routes.js';
+import { TokensService } from './grants/tokens.js';
+import { GrantsService } from './grants/service.js';
+import { deleteGrantsOf, deletePublicGrantsOf } from './grants/store.js';
+import { oauthRoutes } from './routes.js';
 import { OAuthService } from './service.js';
 import { deleteAccessTokensOf, findAccessToken, type AccessToken } from './store.js';
 
-// The oauth domain: clients, access tokens and the OAuth bearer strategy. Password changes,
-// resets and account deletion revoke every access token of the account.
+// The oauth domain: the clients registry (GET /client/{id}, the start-up file, the admin command),
+// access tokens and the OAuth bearer strategy. Password changes, resets and account deletion revoke
+// every access token of the account.
 
-export { OAuthService } from './service.js';
+export { OAuthService, type ClientInfo } from './service.js';
 export type { AccessToken, OAuthClient } from './store.js';
+export { ClientRegistrationError, readClientsFile, parseClientsFile, redirectUriMatches, type ClientRegistration } from './clients.js';
+export { oauthConfig, type OAuthConfig } from './config.js';
 
 declare module '../../http/auth.js' {
   interface StrategyCredentials {
@@ -16,7 +34,20 @@ declare module '../../http/auth.js' {
   }
 }
 
-export function createOAuthDomain({ db }: { db: Executor }): Domain<OAuthService> {
+/** What a browser relying party on another origin calls. */
+const CORS_PATHS = ['/oauth/token', '/token', '/introspect', '/destroy', '/oauth/destroy', '/userinfo', '/profile', '/jwks', '/verify'];
+
+export interface OAuthDomainDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  signingKey: SigningKey;
+  /** The OpenID issuer: the public URL without a trailing slash. */
+  issuer: string;
+  records: AccountRecords;
+  config: OAuthConfig;
+}
+
+export function createOAuthDomain({ db, clock, signingKey, issuer, records, config }: OAuthDomainDeps): Domain<OAuthService> {
   const oauthToken: TokenStrategy<AccessToken> = {
     kind: 'oauth',
     description: 'An OAuth access token.',
@@ -25,14 +56,47 @@ export function createOAuthDomain({ db }: { db: Executor }): Domain<OAuthService
       return t && t.expiresAt > now ? t : null;
     },
   };
+  // /jwks slots: the current key, the next one (pre-published) and the previous one (still verifying).
+  const jwks = [signingKey.publicJwk, loadPublicJwk(config.nextSigningKeyFile), loadPublicJwk(config.previousSigningKeyFile)]
+    .filter((k): k is NonNullable<typeof k> => k !== null);
+  const service = new OAuthService();
+  const grants = new GrantsService({ db, clock, oauth: service, signingKey, issuer });
+  const register = routesOf(oauthRoutes, { oauth: service, db });
+  const tokens = new TokensService({ db, clock, records, signingKey, issuer, jwks });
+  const registerGrants = routesOf(grantRoutes, { grants, jwks });
+  const registerTokens = routesOf(tokenRoutes, { grants, tokens });
+  const registerAuthorized = routesOf(authorizedClientRoutes, { db, clock, oauth: service });
+  const registerKeyData = routesOf(keyDataRoutes, { deps: { db, oauth: service, records, keyBearingScopes: config.keyBearingScopes } });
   return {
     name: 'oauth',
-    service: new OAuthService(),
+    service,
+    routes: async (app) => {
+      await register(app);
+      // One scope: the token routes use the form-body parser the grant routes register.
+      await app.register(async (scope) => {
+        installFormParser(scope);
+        installCors(scope, config.corsOrigins, CORS_PATHS);
+        await registerGrants(scope);
+        await registerTokens(scope);
+        await registerKeyData(scope);
+        await registerAuthorized(scope);
+      });
+    },
+    rootRoutes: routesOf(discoveryRoutes, { issuer, config }),
     strategies: { oauthToken },
     hooks: {
-      onAccountDeleted: deleteAccessTokensOf,
-      onPasswordChanged: (trx, uid) => deleteAccessTokensOf(trx, uid),
-      onPasswordReset: deleteAccessTokensOf,
+      onAccountDeleted: async (trx, uid) => {
+        await deleteAccessTokensOf(trx, uid);
+        await deleteGrantsOf(trx, uid);
+      },
+      onPasswordChanged: async (trx, uid) => {
+        await deleteAccessTokensOf(trx, uid);
+        await deletePublicGrantsOf(trx, uid);
+      },
+      onPasswordReset: async (trx, uid) => {
+        await deleteAccessTokensOf(trx, uid);
+        await deleteGrantsOf(trx, uid);
+      },
     },
   };
 }

@@ -1,26 +1,122 @@
 import { constantTimeStringEqual, randomHex } from '@tessera/protocol';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/schema.js';
 import type { Executor } from '../../storage/executor.js';
-import { findClient, hashToken, insertAccessToken, insertClient, listClients, type OAuthClient } from './store.js';
+import { deleteClientGrantsOf, deleteRefreshTokenOf, listRefreshTokensOf } from './grants/store.js';
+import { clientFromRegistration, redirectUriMatches, type ClientRegistration } from './clients.js';
+import {
+  deleteClient, findClient, hashToken, insertAccessToken, insertClient, listClients, updateClient, updateClientSecrets, type OAuthClient,
+} from './store.js';
 
-// OAuth clients and access tokens as other domains use them today (stub accounts get an access
-// token for the client that made them; the admin command registers clients). The OAuth server
-// issue adds authorization codes, refresh tokens and the grant pipelines here.
+// OAuth clients (the registry: registration, the start-up file, secret rotation, removal) and the
+// access tokens other domains issue today (stub accounts get one for the client that made them).
+
+/** What GET /client/{id} shows of a client: nothing secret. */
+export interface ClientInfo {
+  id: string;
+  name: string;
+  trusted: boolean;
+  image_uri: string;
+  redirect_uri: string;
+}
 
 export class OAuthService {
   findClient(db: Executor, id: string): Promise<OAuthClient | null> {
-    return findClient(db, id);
+    return /^[0-9a-fA-F]{16}$/.test(id) ? findClient(db, id) : Promise.resolve(null);
   }
 
-  /** Registers a client; a confidential client's secret is stored only as its SHA-256. */
-  registerClient(db: Executor, client: Omit<OAuthClient, 'hashedSecret'> & { secret: string | null }): Promise<void> {
-    const { secret, ...rest } = client;
-    return insertClient(db, { ...rest, hashedSecret: secret === null ? null : hashToken(secret) });
+  /** Registers a client; a confidential client's secret is stored only as its SHA-256. Throws ClientRegistrationError when invalid. */
+  async registerClient(db: Executor, registration: ClientRegistration): Promise<OAuthClient> {
+    const client = clientFromRegistration(registration, hashToken);
+    await insertClient(db, client);
+    return client;
   }
 
-  /** Whether `secret` (64 hex) is the confidential client's secret; compared as hashes, in constant time. */
+  /**
+   * Registers the clients of OAUTH_CLIENTS_FILE, or brings registered ones in line with it (the file
+   * wins for the clients it names; clients it does not name are left alone). A changed secret hash
+   * keeps the one it replaces as the previous secret, so a rotation done through the file lets
+   * deployments still holding the old secret continue until the next change. One transaction.
+   */
+  async seedClients(db: Kysely<Database>, registrations: ClientRegistration[]): Promise<{ added: number; updated: number }> {
+    const clients = registrations.map((r) => clientFromRegistration(r, hashToken));
+    return db.transaction().execute(async (trx) => {
+      let added = 0;
+      let updated = 0;
+      for (const c of clients) {
+        const existing = await findClient(trx, c.id);
+        if (!existing) {
+          await insertClient(trx, c);
+          added++;
+          continue;
+        }
+        const previous = existing.hashedSecret !== c.hashedSecret ? existing.hashedSecret : existing.hashedSecretPrevious;
+        await updateClient(trx, { ...c, hashedSecretPrevious: c.publicClient ? null : previous });
+        updated++;
+      }
+      return { added, updated };
+    });
+  }
+
+  /**
+   * Starts a secret rotation: a new secret (returned once, stored hashed) becomes current and the
+   * current one stays valid as the previous until `finishRotation`. Null for an unknown or public client.
+   */
+  async rotateSecret(db: Executor, id: string): Promise<string | null> {
+    const client = await this.findClient(db, id);
+    if (!client || client.publicClient) return null;
+    const secret = randomHex(32);
+    await updateClientSecrets(db, client.id, hashToken(secret), client.hashedSecret);
+    return secret;
+  }
+
+  /** Ends a rotation: the previous secret stops working. False for an unknown client. */
+  async finishRotation(db: Executor, id: string): Promise<boolean> {
+    const client = await this.findClient(db, id);
+    if (!client) return false;
+    return updateClientSecrets(db, client.id, client.hashedSecret, null);
+  }
+
+  /** Removes a client and every token issued to it, in one transaction. False when unknown. */
+  removeClient(db: Kysely<Database>, id: string): Promise<boolean> {
+    if (!/^[0-9a-fA-F]{16}$/.test(id)) return Promise.resolve(false);
+    return db.transaction().execute((trx) => deleteClient(trx, id.toLowerCase()));
+  }
+
+  /**
+   * Whether `secret` (64 hex) is the confidential client's secret, or its previous one during a
+   * rotation; compared as hashes, in constant time, both always compared.
+   */
   clientSecretMatches(client: OAuthClient, secret: string): boolean {
     if (client.publicClient || client.hashedSecret === null || !/^[0-9a-fA-F]{64}$/.test(secret)) return false;
-    return constantTimeStringEqual(hashToken(secret.toLowerCase()), client.hashedSecret);
+    const hashed = hashToken(secret.toLowerCase());
+    const current = constantTimeStringEqual(hashed, client.hashedSecret);
+    const previous = client.hashedSecretPrevious !== null && constantTimeStringEqual(hashed, client.hashedSecretPrevious);
+    return current || previous;
+  }
+
+  /** Whether `redirectUri` is registered for the client (exact, or a loopback port for native apps). */
+  redirectUriMatches(client: OAuthClient, redirectUri: string): boolean {
+    return redirectUriMatches(client, redirectUri);
+  }
+
+  clientInfo(client: OAuthClient): ClientInfo {
+    return { id: client.id, name: client.name, trusted: client.trusted, image_uri: client.imageUri, redirect_uri: client.redirectUri };
+  }
+
+  /** The account's refresh tokens for attached clients (the devices domain merges them). */
+  refreshTokensOf(db: Executor, uid: string) {
+    return listRefreshTokensOf(db, uid);
+  }
+
+  /** Revokes the account's refresh token by handle (SHA-256 of the token), of `clientId` when given. */
+  revokeRefreshToken(db: Executor, uid: string, id: string, clientId?: string): Promise<boolean> {
+    return /^[0-9a-f]{64}$/.test(id) ? deleteRefreshTokenOf(db, uid, id, clientId) : Promise.resolve(false);
+  }
+
+  /** Revokes every refresh and access token the account granted the client, in one transaction. */
+  revokeClientGrants(db: Kysely<Database>, uid: string, clientId: string): Promise<number> {
+    return db.transaction().execute((trx) => deleteClientGrantsOf(trx, uid, clientId));
   }
 
   listClients(db: Executor): Promise<OAuthClient[]> {

@@ -15,6 +15,7 @@ import * as m0013 from './0013_add_emails.js';
 import * as m0014 from './0014_add_linked_accounts.js';
 import * as m0015 from './0015_add_mfa_otp_codes.js';
 import * as m0016 from './0016_add_locations_support_newsletters.js';
+import * as m0017 from './0017_add_oauth_clients.js';
 
 /** What a migration may need beyond the database: the server secret, to rekey stored tokens (0005). */
 export interface MigrationContext {
@@ -49,4 +50,5 @@ export const MIGRATIONS: Record<string, TesseraMigration> = {
   // 0010–0013 are taken by branches of issues 12 and 13 built at the same time.
   '0015_add_mfa_otp_codes': m0015,
   '0016_add_locations_support_newsletters': m0016,
+  '0017_add_oauth_clients': m0017,
 };

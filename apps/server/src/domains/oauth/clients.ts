@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs';
+import type { OAuthClient } from './store.js';
+
+// The clients registry's rules: what a registration may hold, how a request's redirect_uri matches
+// a registered one, and the OAUTH_CLIENTS_FILE format. Pure functions; the service stores.
+
+/** What registering a client takes. Secrets arrive in clear (CLI) or already hashed (the file). */
+export interface ClientRegistration {
+  id: string;
+  name: string;
+  imageUri?: string;
+  /** Older callers register one URI; `redirectUris` wins when both are given. */
+  redirectUri?: string;
+  redirectUris?: string[];
+  /** 64 hex, stored only as its SHA-256. Null (or absent with no hash) for public clients. */
+  secret?: string | null;
+  /** SHA-256 (64 hex) of the secret's bytes, as OAUTH_CLIENTS_FILE carries it. */
+  hashedSecret?: string | null;
+  trusted: boolean;
+  publicClient: boolean;
+  canGrant: boolean;
+  allowedScopes: string[];
+  localRedirects?: boolean;
+  accessTokenTtlSeconds?: number;
+  refreshTokenTtlSeconds?: number;
+  rotateRefreshTokens?: boolean;
+  createdAt: number;
+}
+
+export const MAX_ACCESS_TOKEN_TTL_SECONDS = 86_400;
+export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 86_400;
+
+export class ClientRegistrationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClientRegistrationError';
+  }
+}
+
+const HEX16 = /^[0-9a-f]{16}$/;
+const HEX64 = /^[0-9a-f]{64}$/;
+const SCOPE = /^[a-zA-Z0-9_/.:#-]+$/;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** Whether `uri` is an http URL on a loopback host (RFC 8252 §7.3; `localhost` tolerated, §8.3 advises the literal). */
+export function isLoopback(uri: URL): boolean {
+  return uri.protocol === 'http:' && LOOPBACK_HOSTS.has(uri.hostname);
+}
+
+/**
+ * A redirect URI a client may register: absolute, no fragment, ≤ 256 characters; https, http only
+ * to a loopback host (native apps, RFC 8252 §7.3), a private-use scheme with a dot in it
+ * (`com.example.app:/cb`, §7.1), or a `urn:` (browsers' WebChannel, e.g. Firefox's
+ * `urn:ietf:wg:oauth:2.0:oob:oauth-redirect-webchannel`).
+ */
+export function checkRedirectUri(raw: string): string {
+  if (raw.length > 256) throw new ClientRegistrationError(`redirect URI longer than 256 characters: ${raw.slice(0, 40)}…`);
+  if (/\s/.test(raw)) throw new ClientRegistrationError(`redirect URI contains white space: ${raw}`);
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ClientRegistrationError(`redirect URI is not an absolute URI: ${raw}`);
+  }
+  if (raw.includes('#')) throw new ClientRegistrationError(`redirect URI has a fragment: ${raw}`);
+  if (u.protocol === 'https:' || isLoopback(u)) return raw;
+  if (u.protocol === 'http:') throw new ClientRegistrationError(`redirect URI must be https (http only to 127.0.0.1, [::1] or localhost): ${raw}`);
+  if (u.protocol === 'urn:' || /^[a-z][a-z0-9+-]*\.[a-z0-9+.-]+:$/.test(u.protocol)) return raw;
+  throw new ClientRegistrationError(`redirect URI scheme ${u.protocol} is not https, loopback http, a private-use scheme (reverse domain name) or urn: ${raw}`);
+}
+
+/**
+ * Whether a request's redirect_uri is one the client registered: exact string equality, except that
+ * a client with loopback redirects may use any port on a registered loopback URI (RFC 8252 §7.3:
+ * native apps get an ephemeral port) — scheme, host, path and query still match exactly.
+ */
+export function redirectUriMatches(client: Pick<OAuthClient, 'redirectUris' | 'localRedirects'>, requested: string): boolean {
+  if (client.redirectUris.includes(requested)) return true;
+  if (!client.localRedirects) return false;
+  let want: URL;
+  try {
+    want = new URL(requested);
+  } catch {
+    return false;
+  }
+  if (!isLoopback(want) || requested.includes('#') || want.username || want.password) return false;
+  return client.redirectUris.some((registered) => {
+    const r = new URL(registered);
+    return isLoopback(r) && r.hostname === want.hostname && r.pathname === want.pathname && r.search === want.search
+      // The path and query are compared as sent, not normalised by the URL parser.
+      && requested.endsWith(`${want.pathname}${want.search}`) && registered.endsWith(`${r.pathname}${r.search}`);
+  });
+}
+
+/** Checks a registration and returns the client as it is stored (the secret hashed with `hash`). */
+export function clientFromRegistration(reg: ClientRegistration, hash: (secret: string) => string): OAuthClient {
+  const id = reg.id.toLowerCase();
+  if (!HEX16.test(id)) throw new ClientRegistrationError(`client id must be 16 hex characters: ${reg.id}`);
+  const name = reg.name.trim();
+  if (!name || name.length > 255) throw new ClientRegistrationError(`client ${id}: name must be 1–255 characters`);
+  const imageUri = reg.imageUri ?? '';
+  if (imageUri && (imageUri.length > 256 || !/^https:\/\//.test(imageUri))) throw new ClientRegistrationError(`client ${id}: image URI must be an https URL of at most 256 characters`);
+  const redirectUris = [...new Set(reg.redirectUris ?? (reg.redirectUri ? [reg.redirectUri] : []))].map(checkRedirectUri);
+  if (!redirectUris.length) throw new ClientRegistrationError(`client ${id}: at least one redirect URI is needed`);
+  if (redirectUris.join(' ').length > 4000) throw new ClientRegistrationError(`client ${id}: too many redirect URIs`);
+  for (const s of reg.allowedScopes) if (!SCOPE.test(s) || s.length > 256) throw new ClientRegistrationError(`client ${id}: invalid scope ${JSON.stringify(s)}`);
+  let hashedSecret: string | null = null;
+  if (reg.secret) {
+    if (!HEX64.test(reg.secret)) throw new ClientRegistrationError(`client ${id}: the secret must be 64 hex characters (32 random bytes)`);
+    hashedSecret = hash(reg.secret);
+  } else if (reg.hashedSecret) {
+    if (!HEX64.test(reg.hashedSecret.toLowerCase())) throw new ClientRegistrationError(`client ${id}: hashedSecret must be 64 hex characters (SHA-256 of the secret's bytes)`);
+    hashedSecret = reg.hashedSecret.toLowerCase();
+  }
+  if (reg.publicClient && hashedSecret) throw new ClientRegistrationError(`client ${id}: a public client has no secret (it proves itself with PKCE)`);
+  if (!reg.publicClient && !hashedSecret) throw new ClientRegistrationError(`client ${id}: a confidential client needs a secret`);
+  const accessTokenTtlSeconds = reg.accessTokenTtlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_SECONDS;
+  if (!Number.isInteger(accessTokenTtlSeconds) || accessTokenTtlSeconds < 60 || accessTokenTtlSeconds > MAX_ACCESS_TOKEN_TTL_SECONDS) {
+    throw new ClientRegistrationError(`client ${id}: access token lifetime must be 60–${MAX_ACCESS_TOKEN_TTL_SECONDS} seconds`);
+  }
+  const refreshTokenTtlSeconds = reg.refreshTokenTtlSeconds ?? 0;
+  if (!Number.isInteger(refreshTokenTtlSeconds) || refreshTokenTtlSeconds < 0 || refreshTokenTtlSeconds > 10 * 365 * 86_400) {
+    throw new ClientRegistrationError(`client ${id}: refresh token lifetime must be 0 (until revoked) to ten years, in seconds`);
+  }
+  return {
+    id, name, imageUri, redirectUri: redirectUris[0]!, redirectUris, hashedSecret, hashedSecretPrevious: null,
+    trusted: reg.trusted, publicClient: reg.publicClient, canGrant: reg.canGrant, allowedScopes: [...new Set(reg.allowedScopes)],
+    localRedirects: reg.localRedirects ?? false, accessTokenTtlSeconds, refreshTokenTtlSeconds,
+    rotateRefreshTokens: reg.rotateRefreshTokens ?? false, createdAt: reg.createdAt,
+  };
+}
+
+const FILE_KEYS = new Set(['id', 'name', 'imageUri', 'redirectUris', 'hashedSecret', 'trusted', 'public', 'canGrant', 'allowedScopes',
+  'localRedirects', 'accessTokenTtlSeconds', 'refreshTokenTtlSeconds', 'rotateRefreshTokens']);
+
+/**
+ * Reads OAUTH_CLIENTS_FILE: a JSON array of clients, e.g.
+ * `[{"id": "5882386c6d801776", "name": "Firefox", "redirectUris": ["urn:ietf:wg:oauth:2.0:oob:oauth-redirect-webchannel"],
+ *    "public": true, "trusted": true, "canGrant": true, "allowedScopes": ["profile", "https://identity.mozilla.com/apps/oldsync"]}]`.
+ * Confidential clients carry `hashedSecret` (never the secret itself). Every entry is checked; any
+ * fault stops the start with the entry and the reason.
+ */
+export function parseClientsFile(text: string, now: number, source = 'OAUTH_CLIENTS_FILE'): ClientRegistration[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new ClientRegistrationError(`${source}: not JSON (${(err as Error).message})`);
+  }
+  if (!Array.isArray(data)) throw new ClientRegistrationError(`${source}: must hold a JSON array of clients`);
+  const seen = new Set<string>();
+  return data.map((entry: unknown, i) => {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new ClientRegistrationError(`${source}[${i}]: must be an object`);
+    const e = entry as Record<string, unknown>;
+    for (const k of Object.keys(e)) if (!FILE_KEYS.has(k)) throw new ClientRegistrationError(`${source}[${i}]: unknown field ${k}`);
+    const str = (k: string) => {
+      if (typeof e[k] !== 'string') throw new ClientRegistrationError(`${source}[${i}]: ${k} must be a string`);
+      return e[k] as string;
+    };
+    const flag = (k: string) => {
+      if (e[k] === undefined) return false;
+      if (typeof e[k] !== 'boolean') throw new ClientRegistrationError(`${source}[${i}]: ${k} must be true or false`);
+      return e[k] as boolean;
+    };
+    const strings = (k: string) => {
+      if (!Array.isArray(e[k]) || !(e[k] as unknown[]).every((s) => typeof s === 'string')) throw new ClientRegistrationError(`${source}[${i}]: ${k} must be an array of strings`);
+      return e[k] as string[];
+    };
+    const num = (k: string) => {
+      if (e[k] === undefined) return undefined;
+      if (typeof e[k] !== 'number') throw new ClientRegistrationError(`${source}[${i}]: ${k} must be a number`);
+      return e[k] as number;
+    };
+    const id = str('id').toLowerCase();
+    if (seen.has(id)) throw new ClientRegistrationError(`${source}[${i}]: client ${id} appears twice`);
+    seen.add(id);
+    return {
+      id, name: str('name'), imageUri: e.imageUri === undefined ? '' : str('imageUri'), redirectUris: strings('redirectUris'),
+      hashedSecret: e.hashedSecret === undefined ? null : str('hashedSecret'), trusted: flag('trusted'), publicClient: flag('public'),
+      canGrant: flag('canGrant'), allowedScopes: e.allowedScopes === undefined ? [] : strings('allowedScopes'),
+      localRedirects: flag('localRedirects'), accessTokenTtlSeconds: num('accessTokenTtlSeconds'),
+      refreshTokenTtlSeconds: num('refreshTokenTtlSeconds'), rotateRefreshTokens: flag('rotateRefreshTokens'), createdAt: now,
+    };
+  });
+}
+
+export function readClientsFile(path: string, now: number): ClientRegistration[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ClientRegistrationError(`OAUTH_CLIENTS_FILE ${path} cannot be read: ${(err as Error).message}`);
+  }
+  return parseClientsFile(text, now, `OAUTH_CLIENTS_FILE ${path}`);
+}

@@ -1,0 +1,75 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { appError } from '@tessera/errors';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../../clock.js';
+import { credentialsOf } from '../../../http/auth.js';
+import { responses } from '../../../http/responses.js';
+import type { Database } from '../../../storage/schema.js';
+import type { OAuthService } from '../service.js';
+import { accessTokenClientsOf } from './store.js';
+
+// The OAuth server's authorized clients (spec 2 §7): what the account has granted, per refresh
+// token, plus clients holding only access tokens; and revoking them. Signed-in (session token).
+
+const Entry = Type.Object({
+  client_id: Type.String(),
+  client_name: Type.String(),
+  refresh_token_id: Type.Optional(Type.String({ description: 'The refresh token\'s handle (SHA-256), not the token.' })),
+  created_time: Type.Integer({ description: 'ms' }),
+  last_access_time: Type.Integer({ description: 'ms' }),
+  scope: Type.Array(Type.String()),
+});
+
+export const authorizedClientRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; clock: Clock; oauth: OAuthService }> = async (app, { db, clock, oauth }) => {
+  app.post('/authorized-clients', {
+    config: { auth: 'sessionToken' },
+    schema: {
+      operationId: 'authorizedClients', tags: ['OAuth'], summary: 'The clients the account has authorized',
+      description: 'One entry per refresh token (with `refresh_token_id`), and one per client that holds only live access tokens (without). Most recently used first.',
+      body: Type.Optional(Type.Object({}, { additionalProperties: false })),
+      response: responses(Type.Array(Entry), [], { auth: true }),
+    },
+  }, async (req) => {
+    const { uid } = credentialsOf(req, 'sessionToken');
+    const [refresh, access] = await Promise.all([oauth.refreshTokensOf(db, uid), accessTokenClientsOf(db, uid, clock.now())]);
+    const withRefresh = new Set(refresh.map((r) => r.clientId));
+    const accessOnly = new Map<string, (typeof access)[number] & { lastAccess: number }>();
+    for (const a of access) {
+      if (withRefresh.has(a.clientId)) continue;
+      const seen = accessOnly.get(a.clientId);
+      if (!seen) accessOnly.set(a.clientId, { ...a, lastAccess: a.createdAt });
+      else {
+        seen.scope = [...new Set([...seen.scope, ...a.scope])];
+        seen.createdAt = Math.min(seen.createdAt, a.createdAt);
+        seen.lastAccess = Math.max(seen.lastAccess, a.createdAt);
+      }
+    }
+    return [
+      ...refresh.map((r) => ({ client_id: r.clientId, client_name: r.clientName, refresh_token_id: r.id, created_time: r.createdAt, last_access_time: r.lastUsedAt, scope: r.scope })),
+      ...[...accessOnly.values()].map((a) => ({ client_id: a.clientId, client_name: a.clientName, created_time: a.createdAt, last_access_time: a.lastAccess, scope: a.scope })),
+    ].sort((a, b) => b.last_access_time - a.last_access_time);
+  });
+
+  app.post('/authorized-clients/destroy', {
+    config: { auth: 'sessionTokenVerified' },
+    schema: {
+      operationId: 'authorizedClientsDestroy', tags: ['OAuth'], summary: 'Revoke an authorized client',
+      description: 'With `refresh_token_id`: revokes that refresh token of the client (400/182 when the account has no such token of it). Without: revokes every refresh and access token the account granted the client. Needs a confirmed session.',
+      body: Type.Object({
+        client_id: Type.String({ pattern: '^[0-9a-fA-F]{16}$' }),
+        refresh_token_id: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })),
+      }, { additionalProperties: false }),
+      response: responses(Type.Object({}), ['REFRESH_TOKEN_UNKNOWN', 'SESSION_UNVERIFIED'], { auth: true }),
+    },
+  }, async (req) => {
+    const { uid } = credentialsOf(req, 'sessionTokenVerified');
+    const clientId = req.body.client_id.toLowerCase();
+    if (req.body.refresh_token_id) {
+      if (!(await oauth.revokeRefreshToken(db, uid, req.body.refresh_token_id.toLowerCase(), clientId))) throw appError('REFRESH_TOKEN_UNKNOWN');
+    } else {
+      await oauth.revokeClientGrants(db, uid, clientId);
+    }
+    return {};
+  });
+};

@@ -1,0 +1,172 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { appError } from '@tessera/errors';
+import { credentialsOf } from '../../../http/auth.js';
+import { responses } from '../../../http/responses.js';
+import { StringEnum } from '../../../http/schemas.js';
+import type { PublicJwk } from '../../keys/index.js';
+import type { GrantsService } from './service.js';
+
+// The authorization-code flow's routes (spec 2 §7): POST /authorization and /oauth/authorization on
+// the session-token path, GET /authorization (the browser's entry, until the account web app
+// exists a page saying so), POST /token and /oauth/token (JSON or form-encoded bodies, client
+// secrets by Basic or in the body), and GET /jwks.
+
+const TAG = 'OAuth';
+
+const hex = (n: number, description: string) => Type.String({ pattern: `^[0-9a-fA-F]{${n}}$`, description });
+const scope = Type.String({ maxLength: 256, pattern: '^[a-zA-Z0-9 _/.:#-]*$', description: 'Space-separated scopes, each one the client is allowed (`openid` always is).' });
+
+const AuthorizationBody = Type.Object({
+  client_id: hex(16, 'The relying party\'s client id.'),
+  scope: Type.Optional(scope),
+  state: Type.Optional(Type.String({ maxLength: 512, description: 'Opaque to Tessera; returned with the code.' })),
+  redirect_uri: Type.Optional(Type.String({ maxLength: 256, description: 'One of the client\'s registered redirect URIs, exactly (loopback clients: any port). Default: the first registered. When sent, /token must repeat it.' })),
+  response_type: Type.Optional(StringEnum(['code', 'token'], { description: '`code` (default). `token` (the implicit flow) is refused with 400/168.' })),
+  code_challenge: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'PKCE (RFC 7636): base64url, no padding, of SHA-256 of the code_verifier. Required for public clients, accepted from confidential ones.' })),
+  code_challenge_method: Type.Optional(StringEnum(['S256'], { description: 'Only `S256`; `plain` is refused.' })),
+  access_type: Type.Optional(StringEnum(['online', 'offline'], { description: '`offline` also issues a refresh token.' })),
+  acr_values: Type.Optional(Type.String({ maxLength: 256, description: '`AAL2` requires a session confirmed with two-step authentication (else 400/170).' })),
+  keys_jwe: Type.Optional(Type.String({ maxLength: 1024, pattern: '^[A-Za-z0-9_-]*(\\.[A-Za-z0-9_-]*){4}$', description: 'The scoped-key bundle encrypted to the relying party (compact JWE, five parts), returned once with the token.' })),
+  nonce: Type.Optional(Type.String({ maxLength: 256, description: 'OpenID Connect: copied into the id_token.' })),
+}, { additionalProperties: false });
+
+const AuthorizationReply = Type.Object({
+  code: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Single use, 15 minutes.' }),
+  state: Type.Optional(Type.String()),
+  redirect: Type.String({ description: 'The redirect URI with `code` and `state` added: where to send the browser.' }),
+  scope: Type.String(),
+});
+
+const TokenBody = Type.Object({
+  grant_type: Type.Optional(StringEnum(['authorization_code', 'refresh_token', 'fxa-credentials'], { description: 'Default `authorization_code`. `fxa-credentials` (POST /oauth/token only, with a session token): first-party clients registered with canGrant.' })),
+  access_type: Type.Optional(StringEnum(['online', 'offline'], { description: 'fxa-credentials: `offline` also issues a refresh token.' })),
+  client_id: Type.Optional(hex(16, 'Required unless Basic credentials name the client.')),
+  client_secret: Type.Optional(hex(64, 'A confidential client\'s secret, when not sent with Basic.')),
+  code: Type.Optional(hex(64, 'authorization_code: the code.')),
+  code_verifier: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._~-]{43,128}$', description: 'authorization_code: the PKCE verifier.' })),
+  redirect_uri: Type.Optional(Type.String({ maxLength: 256, description: 'authorization_code: the redirect_uri of the authorization request, when it named one.' })),
+  refresh_token: Type.Optional(Type.String({ maxLength: 128, description: 'refresh_token: the token.' })),
+  scope: Type.Optional(scope),
+  ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400, description: 'Seconds the access token should live; capped by the client\'s lifetime.' })),
+}, { additionalProperties: false });
+
+const TokenReply = Type.Object({
+  access_token: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+  token_type: Type.Literal('bearer'),
+  scope: Type.String({ description: 'Space-separated.' }),
+  expires_in: Type.Integer({ maximum: 86_400, description: 'Seconds.' }),
+  auth_at: Type.Integer({ description: 'When the person signed in, seconds since the epoch.' }),
+  refresh_token: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
+  id_token: Type.Optional(Type.String({ description: 'With scope `openid`: an RS256 JWT signed with a key of /jwks.' })),
+  keys_jwe: Type.Optional(Type.String({ description: 'The scoped-key bundle the authorization request carried, once.' })),
+});
+
+const Jwks = Type.Object({
+  keys: Type.Array(Type.Object({
+    kty: Type.Literal('RSA'), alg: Type.Literal('RS256'), use: Type.Literal('sig'), kid: Type.String(), n: Type.String(), e: Type.String(),
+    'fxa-createdAt': Type.Integer(),
+  })),
+});
+
+const AUTHORIZATION_DESCRIPTION = [
+  'Issues an authorization code for the signed-in person (a confirmed session on a confirmed account) to the relying party `client_id`.',
+  'Checks: the client exists (400/162); `redirect_uri`, when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169); `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168).',
+  'The code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.',
+].join(' ');
+
+const TOKEN_DESCRIPTION = [
+  'Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`.',
+  'A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret.',
+  '`authorization_code`: unknown code 400/172, another client\'s 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request\'s 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued.',
+  '`fxa-credentials` (POST /oauth/token with a confirmed session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or another client\'s token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working.',
+  'The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client\'s lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one.',
+].join(' ');
+
+/** application/x-www-form-urlencoded, a parameter at most once (RFC 6749 §3.1, §3.2). `ttl` is a number. */
+function parseForm(text: string): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [k, v] of new URLSearchParams(text)) {
+    if (k in out) throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: [k], message: `${k} is sent more than once` } });
+    out[k] = k === 'ttl' && /^\d{1,6}$/.test(v) ? Number(v) : v;
+  }
+  return out;
+}
+
+/** OAuth clients post forms (RFC 6749 §4.1.3): the parser, for the scope holding the OAuth routes. */
+export function installFormParser(app: FastifyInstance): void {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_req, body, done) => {
+    try {
+      done(null, parseForm(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+}
+
+const HTML_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign in — Tessera</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem">
+<h1>Browser sign-in is not available yet</h1>
+<p>This Tessera server does not include the account web app, so the sign-in and consent pages that
+this link would open do not exist yet.</p>
+<p>Relying parties can still obtain an authorization code through the API: a signed-in client calls
+<code>POST /v1/oauth/authorization</code> with its session token (see the OAuth reference in the
+developer portal).</p>
+</body></html>
+`;
+
+export const grantRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; jwks: PublicJwk[] }> = async (app, { grants, jwks }) => {
+  for (const path of ['/oauth/authorization', '/authorization'] as const) {
+    app.post(path, {
+      config: { auth: 'sessionTokenVerified', rateLimit: { actions: ['oauthAuthorization'] } },
+      schema: {
+        operationId: path === '/authorization' ? 'authorization' : 'oauthAuthorization',
+        tags: [TAG], summary: path === '/authorization' ? 'Authorize a relying party (OAuth server path)' : 'Authorize a relying party',
+        description: AUTHORIZATION_DESCRIPTION,
+        body: AuthorizationBody,
+        response: responses(AuthorizationReply, ['UNKNOWN_CLIENT_ID', 'INCORRECT_REDIRECT_URI', 'INVALID_SCOPES', 'MISSING_PKCE_PARAMETERS', 'INSUFFICIENT_ACR_VALUES',
+          'INVALID_RESPONSE_TYPE', 'ACCOUNT_UNVERIFIED', 'SESSION_UNVERIFIED'], { auth: true }),
+      },
+    }, async (req) => grants.authorize(credentialsOf(req, 'sessionTokenVerified'), req.body));
+  }
+
+  app.get('/authorization', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'authorizationPage', tags: [TAG], summary: 'The browser\'s authorization entry (not available yet)',
+      description: 'Where a relying party sends a browser. The account web app\'s sign-in and consent pages are not part of this server yet: this answers 200 with an HTML page saying so, whatever the query. Use POST /oauth/authorization with a session token.',
+      response: { 200: Type.String({ description: 'An HTML page.' }) },
+    },
+  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(HTML_PAGE));
+
+  for (const path of ['/oauth/token', '/token'] as const) {
+    app.post(path, {
+      // /oauth/token also takes a session (the fxa-credentials grant); a Basic header is client authentication.
+      config: { auth: path === '/oauth/token' ? { strategies: ['sessionToken'], optional: true, clientBasic: true } : 'none', rateLimit: { actions: ['oauthToken'] } },
+      schema: {
+        operationId: path === '/token' ? 'token' : 'oauthToken',
+        tags: [TAG], summary: path === '/token' ? 'Get tokens (OAuth server path)' : 'Get tokens',
+        description: TOKEN_DESCRIPTION,
+        body: TokenBody,
+        response: responses(TokenReply, ['UNKNOWN_CLIENT_ID', 'INCORRECT_CLIENT_SECRET', 'UNKNOWN_AUTHORIZATION_CODE', 'MISMATCH_AUTHORIZATION_CODE',
+          'EXPIRED_AUTHORIZATION_CODE', 'MISSING_PKCE_PARAMETERS', 'INVALID_PKCE_CHALLENGE', 'INCORRECT_REDIRECT_URI', 'REFRESH_TOKEN_UNKNOWN', 'INVALID_SCOPES',
+          ...(path === '/oauth/token' ? ['SESSION_UNVERIFIED', 'ACCOUNT_UNVERIFIED'] as const : [])], { auth: path === '/oauth/token' }),
+      },
+    }, async (req) => grants.token(req.body, req.headers.authorization, req.auth?.strategy === 'sessionToken' ? credentialsOf(req, 'sessionToken') : null));
+  }
+
+  app.get('/jwks', {
+    config: { auth: 'none' },
+    schema: {
+      operationId: 'jwks', tags: [TAG], summary: 'The keys that sign id_tokens',
+      description: 'A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens are valid (`kid` names the key in a token\'s header): the current key, and during a rotation the next key (OAUTH_NEXT_SIGNING_KEY_FILE) and the previous one (OAUTH_PREVIOUS_SIGNING_KEY_FILE).',
+      response: responses(Jwks, []),
+    },
+  }, async (_req, reply) => {
+    reply.header('cache-control', 'public, max-age=3600');
+    return { keys: jwks };
+  });
+};

@@ -1,0 +1,133 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { appError } from '@tessera/errors';
+import { credentialsOf } from '../../../http/auth.js';
+import { responses } from '../../../http/responses.js';
+import { StringEnum } from '../../../http/schemas.js';
+import type { GrantsService } from './service.js';
+import type { TokensService } from './tokens.js';
+
+// Routes over issued tokens (spec 2 §7): /introspect, /verify, /destroy and /oauth/destroy,
+// /oauth/id-token-verify, OpenID Connect /userinfo and the browsers' /profile. Bodies may be JSON
+// or form-encoded (the parser is registered by the grants routes in the same plugin scope).
+
+const TAG = 'OAuth';
+const token = Type.String({ minLength: 1, maxLength: 4096, description: 'An access or refresh token (64 hex).' });
+const hint = Type.Optional(StringEnum(['access_token', 'refresh_token'], { description: 'Which kind to look for first (RFC 7009 / 7662).' }));
+const clientAuth = {
+  client_id: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{16}$', description: 'Required unless Basic credentials name the client.' })),
+  client_secret: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'A confidential client\'s secret, when not sent with Basic.' })),
+};
+const CLIENT_AUTH_ERRORS = ['UNKNOWN_CLIENT_ID', 'INCORRECT_CLIENT_SECRET'] as const;
+
+const Introspection = Type.Object({
+  active: Type.Boolean(),
+  scope: Type.Optional(Type.String()),
+  client_id: Type.Optional(Type.String()),
+  token_type: Type.Optional(StringEnum(['access_token', 'refresh_token'])),
+  iat: Type.Optional(Type.Integer({ description: 'Seconds since the epoch (RFC 7662; the incumbent sends milliseconds).' })),
+  exp: Type.Optional(Type.Integer({ description: 'Seconds since the epoch; absent for refresh tokens that live until revoked.' })),
+  sub: Type.Optional(Type.String({ description: 'The account\'s uid.' })),
+  iss: Type.Optional(Type.String()),
+  jti: Type.Optional(Type.String({ description: 'Hex SHA-256 of the token.' })),
+});
+
+const ProfileReply = Type.Object({
+  uid: Type.String(), sub: Type.String(),
+  email: Type.Optional(Type.String()),
+  locale: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  amrValues: Type.Optional(Type.Array(Type.String())),
+  twoFactorAuthentication: Type.Optional(Type.Boolean()),
+  accountDisabledAt: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  accountLockedAt: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  profileChangedAt: Type.Integer(),
+});
+
+const UserinfoReply = Type.Object({
+  sub: Type.String(),
+  email: Type.Optional(Type.String()),
+  email_verified: Type.Optional(Type.Boolean()),
+  locale: Type.Optional(Type.String()),
+  amr: Type.Optional(Type.Array(Type.String())),
+});
+
+export const tokenRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; tokens: TokensService }> = async (app, { grants, tokens }) => {
+  app.post('/introspect', {
+    config: { auth: 'none', rateLimit: { actions: ['oauthIntrospect'] } },
+    schema: {
+      operationId: 'introspect', tags: [TAG], summary: 'Introspect a token (RFC 7662)',
+      description: 'The calling client authenticates like at /token (Basic, `client_secret`, or `client_id` alone for a public client) and learns about its own access and refresh tokens: `active: true` with scope, client_id, token_type, iat, exp (seconds, per the RFC), sub, iss and jti. Unknown, expired, revoked and other clients\' tokens all answer `{active: false}`.',
+      body: Type.Object({ token, token_type_hint: hint, ...clientAuth }, { additionalProperties: false }),
+      response: responses(Introspection, [...CLIENT_AUTH_ERRORS]),
+    },
+  }, async (req) => {
+    const client = await grants.authenticateClient(req.body, req.headers.authorization);
+    return tokens.introspect(client, req.body.token, req.body.token_type_hint);
+  });
+
+  app.post('/verify', {
+    config: { auth: 'none', rateLimit: { actions: ['oauthIntrospect'] } },
+    schema: {
+      operationId: 'verify', tags: [TAG], summary: 'Verify an access token',
+      description: 'For resource servers: the live access token\'s account (`user`), client, scopes (an array), the account\'s `generation` (when its password was last set, ms) and `profile_changed_at` (ms). 401/110 when the token is unknown, expired or revoked.',
+      body: Type.Object({ token }, { additionalProperties: false }),
+      response: responses(Type.Object({
+        user: Type.String(), client_id: Type.String(), scope: Type.Array(Type.String()), generation: Type.Integer(), profile_changed_at: Type.Integer(),
+      }), ['INVALID_TOKEN']),
+    },
+  }, async (req) => tokens.verify(req.body.token));
+
+  for (const path of ['/destroy', '/oauth/destroy'] as const) {
+    app.post(path, {
+      config: { auth: 'none', rateLimit: { actions: ['oauthIntrospect'] } },
+      schema: {
+        operationId: path === '/destroy' ? 'destroy' : 'oauthDestroy', tags: [TAG],
+        summary: path === '/destroy' ? 'Revoke a token (RFC 7009)' : 'Revoke a token (RFC 7009, auth-server path)',
+        description: 'The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client\'s (another client\'s token is left alone).',
+        body: Type.Object({
+          token: Type.Optional(token), access_token: Type.Optional(token), refresh_token: Type.Optional(token), token_type_hint: hint, ...clientAuth,
+        }, { additionalProperties: false }),
+        response: responses(Type.Object({}), [...CLIENT_AUTH_ERRORS]),
+      },
+    }, async (req) => {
+      const client = await grants.authenticateClient(req.body, req.headers.authorization);
+      const { body } = req;
+      const value = body.token ?? body.access_token ?? body.refresh_token;
+      if (!value) throw appError('MISSING_PARAMETER', { param: 'token' });
+      await tokens.revoke(client, value, body.token_type_hint ?? (body.refresh_token ? 'refresh_token' : undefined));
+      return {};
+    });
+  }
+
+  app.post('/oauth/id-token-verify', {
+    config: { auth: 'none', rateLimit: { actions: ['oauthIntrospect'] } },
+    schema: {
+      operationId: 'oauthIdTokenVerify', tags: [TAG], summary: 'Verify an id_token',
+      description: 'Checks an id_token this server issued to `client_id`: RS256 signature with a key of /jwks, `iss`, `aud`, `exp` (with up to `expiry_grace_period` seconds of grace). Answers its claims; 401/110 when any check fails.',
+      body: Type.Object({
+        client_id: Type.String({ pattern: '^[0-9a-fA-F]{16}$' }),
+        id_token: Type.String({ maxLength: 8192 }),
+        expiry_grace_period: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
+      }, { additionalProperties: false }),
+      response: responses(Type.Object({ sub: Type.String(), aud: Type.Union([Type.String(), Type.Array(Type.String())]), iss: Type.String(), iat: Type.Integer(), exp: Type.Integer() }, { additionalProperties: true }), ['INVALID_TOKEN']),
+    },
+  }, async (req) => tokens.verifyIdToken(req.body.client_id, req.body.id_token, req.body.expiry_grace_period) as never);
+
+  app.get('/userinfo', {
+    config: { auth: 'oauthToken' },
+    schema: {
+      operationId: 'userinfo', tags: [TAG], summary: 'OpenID Connect userinfo',
+      description: 'The person\'s claims as the access token\'s scopes allow: `sub` always; `email` and `email_verified` with `profile` or `profile:email`; `locale` with `profile:locale`; `amr` with `profile:amr`.',
+      response: responses(UserinfoReply, [], { input: false, auth: true }),
+    },
+  }, async (req) => tokens.userinfo(credentialsOf(req, 'oauthToken')));
+
+  app.get('/profile', {
+    config: { auth: 'oauthToken' },
+    schema: {
+      operationId: 'profile', tags: [TAG], summary: 'The profile browsers read',
+      description: 'With an OAuth access token: `uid` always, the rest as its scopes allow (`profile` covers all; `profile:email`, `profile:locale`, `profile:amr`, `profile:account_disabled_at`, `profile:account_locked_at`).',
+      response: responses(ProfileReply, [], { input: false, auth: true }),
+    },
+  }, async (req) => tokens.profile(credentialsOf(req, 'oauthToken')));
+};

@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import { appError } from '@tessera/errors';
+import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../../clock.js';
+import type { Database } from '../../../storage/schema.js';
+import type { AccountRecords } from '../../accounts/index.js';
+import type { PublicJwk, SigningKey } from '../../keys/index.js';
+import { deleteAccessTokenByHash, deleteRefreshToken, findRefreshToken } from './store.js';
+import { findAccessToken, hashToken, type AccessToken, type OAuthClient } from '../store.js';
+
+// What relying parties and resource servers do with issued tokens: introspection (RFC 7662),
+// verification, revocation (RFC 7009), id_token verification, and the person's claims (OpenID
+// Connect userinfo, the profile browsers read) as the token's scopes allow.
+
+export interface Introspection {
+  active: boolean;
+  scope?: string;
+  client_id?: string;
+  token_type?: 'access_token' | 'refresh_token';
+  iat?: number;
+  exp?: number;
+  sub?: string;
+  iss?: string;
+  jti?: string;
+}
+
+export interface TokensDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  records: AccountRecords;
+  signingKey: SigningKey;
+  issuer: string;
+  /** Every key whose signatures verify (the /jwks slots). */
+  jwks: PublicJwk[];
+}
+
+const HEX64 = /^[0-9a-fA-F]{64}$/;
+const seconds = (ms: number) => Math.floor(ms / 1000);
+const jti = (token: string) => createHash('sha256').update(token.toLowerCase(), 'ascii').digest('hex');
+
+/** Whether the scopes grant `scope` (the `profile` scope covers every profile:* one; a :write scope covers its read). */
+export function scopeAllows(scopes: string[], scope: string): boolean {
+  return scopes.includes('profile') || scopes.includes('profile:write') || scopes.includes(scope) || scopes.includes(`${scope}:write`);
+}
+
+export class TokensService {
+  private readonly keySet;
+
+  constructor(private readonly deps: TokensDeps) {
+    this.keySet = createLocalJWKSet({ keys: deps.jwks });
+  }
+
+  private async liveAccessToken(token: string): Promise<AccessToken | null> {
+    if (!HEX64.test(token)) return null;
+    const t = await findAccessToken(this.deps.db, token.toLowerCase());
+    return t && t.expiresAt > this.deps.clock.now() ? t : null;
+  }
+
+  private async liveRefreshToken(token: string) {
+    if (!HEX64.test(token)) return null;
+    const t = await findRefreshToken(this.deps.db, hashToken(token.toLowerCase()));
+    return t && (t.expiresAt === 0 || t.expiresAt > this.deps.clock.now()) ? t : null;
+  }
+
+  /**
+   * RFC 7662 for the authenticated `client`: its own tokens only (another client's token is as
+   * inactive as an unknown one). Times are seconds, as the RFC says.
+   */
+  async introspect(client: OAuthClient, token: string, hint?: string): Promise<Introspection> {
+    const order = hint === 'refresh_token' ? ['refresh', 'access'] : ['access', 'refresh'];
+    for (const kind of order) {
+      if (kind === 'access') {
+        const t = await this.liveAccessToken(token);
+        if (t && t.clientId === client.id) {
+          return { active: true, scope: t.scope.join(' '), client_id: t.clientId, token_type: 'access_token', iat: seconds(t.createdAt), exp: seconds(t.expiresAt), sub: t.uid, iss: this.deps.issuer, jti: jti(token) };
+        }
+      } else {
+        const t = await this.liveRefreshToken(token);
+        if (t && t.clientId === client.id) {
+          return {
+            active: true, scope: t.scope.join(' '), client_id: t.clientId, token_type: 'refresh_token', iat: seconds(t.createdAt),
+            ...(t.expiresAt ? { exp: seconds(t.expiresAt) } : {}), sub: t.uid, iss: this.deps.issuer, jti: jti(token),
+          };
+        }
+      }
+    }
+    return { active: false };
+  }
+
+  /** POST /verify: what a resource server needs of an access token; 401/110 when it is not live. */
+  async verify(token: string) {
+    const t = await this.liveAccessToken(token);
+    const account = t && await this.deps.records.find(this.deps.db, t.uid);
+    if (!t || !account) throw appError('INVALID_TOKEN', { detail: 'The access token is unknown, expired or revoked' });
+    return { user: t.uid, client_id: t.clientId, scope: t.scope, generation: account.verifierSetAt, profile_changed_at: account.profileChangedAt };
+  }
+
+  /**
+   * RFC 7009: revokes the client's own access or refresh token. Unknown tokens and other clients'
+   * tokens change nothing and answer the same (§2.2), so the answer tells an attacker nothing.
+   */
+  async revoke(client: OAuthClient, token: string, hint?: string): Promise<void> {
+    if (!HEX64.test(token)) return;
+    const hash = hashToken(token.toLowerCase());
+    const tryAccess = async () => {
+      const t = await findAccessToken(this.deps.db, token.toLowerCase());
+      if (t && t.clientId === client.id) await deleteAccessTokenByHash(this.deps.db, hash);
+      return Boolean(t);
+    };
+    const tryRefresh = async () => {
+      const t = await findRefreshToken(this.deps.db, hash);
+      if (t && t.clientId === client.id) await deleteRefreshToken(this.deps.db, hash);
+      return Boolean(t);
+    };
+    if (hint === 'refresh_token') {
+      if (!(await tryRefresh())) await tryAccess();
+    } else if (!(await tryAccess())) {
+      await tryRefresh();
+    }
+  }
+
+  /** POST /oauth/id-token-verify: an id_token this server signed for `clientId`; its claims. */
+  async verifyIdToken(clientId: string, idToken: string, graceSeconds = 0): Promise<JWTPayload> {
+    try {
+      const { payload } = await jwtVerify(idToken, this.keySet, {
+        issuer: this.deps.issuer, audience: clientId.toLowerCase(), algorithms: ['RS256'],
+        currentDate: new Date(this.deps.clock.now()), clockTolerance: graceSeconds,
+      });
+      return payload;
+    } catch (err) {
+      throw appError('INVALID_TOKEN', { detail: `The id_token is not valid: ${(err as Error).message}` });
+    }
+  }
+
+  /** OpenID Connect userinfo claims the token's scopes allow. */
+  async userinfo(token: AccessToken) {
+    const account = await this.deps.records.find(this.deps.db, token.uid);
+    if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
+    const emails = scopeAllows(token.scope, 'profile:email') ? await this.deps.records.listEmails(this.deps.db, token.uid) : [];
+    return {
+      sub: token.uid,
+      ...(scopeAllows(token.scope, 'profile:email') ? { email: emails.find((e) => e.isPrimary)?.email ?? account.email, email_verified: account.emailVerified } : {}),
+      ...(scopeAllows(token.scope, 'profile:locale') && account.locale ? { locale: account.locale } : {}),
+      ...(scopeAllows(token.scope, 'profile:amr') ? { amr: ['pwd', 'email'] } : {}),
+    };
+  }
+
+  /** GET /v1/profile, the shape browsers read: uid always, the rest as the scopes allow. */
+  async profile(token: AccessToken) {
+    const account = await this.deps.records.find(this.deps.db, token.uid);
+    if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
+    const emails = scopeAllows(token.scope, 'profile:email') ? await this.deps.records.listEmails(this.deps.db, token.uid) : [];
+    return {
+      uid: token.uid, sub: token.uid,
+      ...(scopeAllows(token.scope, 'profile:email') ? { email: emails.find((e) => e.isPrimary)?.email ?? account.email } : {}),
+      ...(scopeAllows(token.scope, 'profile:locale') ? { locale: account.locale } : {}),
+      ...(scopeAllows(token.scope, 'profile:amr') ? { amrValues: ['pwd', 'email'], twoFactorAuthentication: false } : {}),
+      ...(scopeAllows(token.scope, 'profile:account_disabled_at') ? { accountDisabledAt: account.disabledAt } : {}),
+      ...(scopeAllows(token.scope, 'profile:account_locked_at') ? { accountLockedAt: account.lockedAt } : {}),
+      profileChangedAt: account.profileChangedAt,
+    };
+  }
+}

@@ -1,0 +1,48 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { appError } from '@tessera/errors';
+import { responses } from '../../http/responses.js';
+import type { OAuthService } from './service.js';
+import type { Executor } from '../../storage/executor.js';
+
+// The OAuth routes of spec 2 §7 built so far: the client registry's public face.
+
+const TAG = 'OAuth';
+
+const clientId = Type.String({ pattern: '^[0-9a-fA-F]{16}$', description: 'The client id: 16 hex characters.' });
+
+const ClientInfo = Type.Object({
+  id: Type.String({ pattern: '^[0-9a-f]{16}$' }),
+  name: Type.String({ description: 'The name shown to people on sign-in and consent pages.' }),
+  trusted: Type.Boolean({ description: 'A first-party client: no consent page, and it may ask for any scope it is allowed.' }),
+  image_uri: Type.String({ description: 'The client\'s logo (https), or empty.' }),
+  redirect_uri: Type.String({ description: 'The client\'s first registered redirect URI.' }),
+}, { additionalProperties: false });
+
+const DESCRIPTION = 'What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it is trusted (first-party), and its first registered redirect URI. Nothing secret. An unknown id (or one that is not 16 hex characters) answers 400/162 with `clientId`.';
+
+export const oauthRoutes: FastifyPluginAsyncTypebox<{ oauth: OAuthService; db: Executor }> = async (app, { oauth, db }) => {
+  const info = async (id: string) => {
+    const client = await oauth.findClient(db, id);
+    if (!client) throw appError('UNKNOWN_CLIENT_ID', { clientId: id });
+    return oauth.clientInfo(client);
+  };
+
+  app.get('/client/:id', {
+    config: { auth: 'none', rateLimit: { actions: ['oauthClientInfo'] } },
+    schema: {
+      operationId: 'client', tags: [TAG], summary: 'An OAuth client\'s public details', description: DESCRIPTION,
+      params: Type.Object({ id: clientId }),
+      response: responses(ClientInfo, ['UNKNOWN_CLIENT_ID']),
+    },
+  }, async (req) => info(req.params.id));
+
+  app.get('/oauth/client/:client_id', {
+    config: { auth: 'none', rateLimit: { actions: ['oauthClientInfo'] } },
+    schema: {
+      operationId: 'oauthClient', tags: [TAG], summary: 'An OAuth client\'s public details (auth-server path)', description: `${DESCRIPTION} The same answer as GET /client/{id}.`,
+      params: Type.Object({ client_id: clientId }),
+      response: responses(ClientInfo, ['UNKNOWN_CLIENT_ID']),
+    },
+  }, async (req) => info(req.params.client_id));
+};

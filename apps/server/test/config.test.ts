@@ -2,12 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config-schema.js';
 import { loadConfig } from '../src/config.js';
 
-/** A P-256 private key (32 bytes, base64url) for production configurations. */
-const VAPID = 'fP4pQmK8Y3hQ2Yj7u0Rk1ZsXyVb9cDeFgHiJkLmNoPo';
-/** An HS256 key for MFA tokens (at least 32 bytes). */
-const MFA = 'm'.repeat(32);
-/** A TOTP_ENCRYPTION_KEY: 32 bytes in hex. */
-const TOTP = '7e'.repeat(32);
+import { MFA, PRODUCTION_ENV, TOTP, VAPID } from './production-env.js';
 
 describe('configuration from the environment', () => {
   it('has working defaults for the embedded platform', () => {
@@ -74,7 +69,7 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED: 'true' })).toThrow(/needs LINKED_ACCOUNT_APPLE_ENABLED/);
     const google = { LINKED_ACCOUNT_GOOGLE_ENABLED: 'true', LINKED_ACCOUNT_GOOGLE_CLIENT_IDS: ' a.example , b.example ,' };
     expect(loadConfig(google).linkedAccounts).toMatchObject({ googleEnabled: true, googleClientIds: ['a.example', 'b.example'], appleEnabled: false });
-    const prod = { NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(40), SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP };
+    const prod = PRODUCTION_ENV;
     expect(() => loadConfig({ ...prod, ...google, LINKED_ACCOUNT_GOOGLE_JWKS_URL: 'http://keys.example/jwks' })).toThrow(/JWKS_URL must be https/);
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { signWebhook, verifyWebhook } from '../../src/senders/webhook/index.js';
+import { PRODUCTION_ENV } from '../production-env.js';
 
 const SECRET = 'webhook-secret-0123456789abcdef-0123456789';
 
@@ -41,10 +42,7 @@ describe('webhook and support configuration', () => {
   });
 
   it('production: webhooks over https only, and the optional secrets may stay unset', () => {
-    const production = {
-      // A P-256 private key (32 bytes, base64url), as config.test.ts uses.
-      NODE_ENV: 'production', AUTH_SECRET: 'a'.repeat(40), SMTP_URL: 'smtp://mail.example:25', MFA_JWT_SECRET: 'b'.repeat(40), VAPID_PRIVATE_KEY: 'fP4pQmK8Y3hQ2Yj7u0Rk1ZsXyVb9cDeFgHiJkLmNoPo',
-    };
+    const production = PRODUCTION_ENV;
     const attempt = (env: Record<string, string>) => {
       try {
         loadConfig({ ...production, ...env });

@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Migrator, type Kysely } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import type { Kysely } from 'kysely';
 import { randomHex } from '@tessera/protocol';
-import { MIGRATIONS } from '../../src/storage/migrations/index.js';
-import { openStorage, type DialectName, type Storage } from '../../src/storage/db.js';
-import { databaseUrlFor, freshDatabase } from '../harness.js';
+import { MIGRATION_DIALECTS, migrationStep } from './migration-step.js';
 
 // Migration 0007_add_stub_client_ids on every dialect (issue 9, hole 10): stub accounts made before
 // it get the client of the access token made with them, so that client alone can still set their
 // first password; a stub whose token is gone gets none, and accounts with a password get none.
 
-const dialects = (['sqlite', 'postgres', 'mysql'] as DialectName[]).filter((d) => databaseUrlFor(d));
 const TARGET = '0007_add_stub_client_ids';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -30,27 +27,13 @@ async function accessToken(db: Kysely<any>, clientId: string, uid: string, creat
   }).execute();
 }
 
-describe.each(dialects)('migration 0007_add_stub_client_ids (%s)', (dialect) => {
-  let storage: Storage;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const fresh = await freshDatabase(dialect);
-    drop = fresh.drop;
-    storage = openStorage(fresh.url, { poolSize: 2 });
-  });
-  afterAll(async () => {
-    await storage?.destroy();
-    await drop?.();
-  });
+describe.each(MIGRATION_DIALECTS)('migration 0007_add_stub_client_ids (%s)', (dialect) => {
+  const step = migrationStep(dialect, TARGET);
 
   it('records the creating client of existing stubs from the access token made with them', async () => {
-    const migrator = new Migrator({
-      db: storage.db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock',
-    });
-    const names = Object.keys(MIGRATIONS);
-    expect((await migrator.migrateTo(names[names.indexOf(TARGET) - 1]!)).error).toBeUndefined();
+    await step.toBefore();
 
-    const db = storage.db as unknown as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const db = step.db;
     const creator = randomHex(8);
     const later = randomHex(8);
     const stub = await account(db, 1_000, 0);
@@ -60,7 +43,7 @@ describe.each(dialects)('migration 0007_add_stub_client_ids (%s)', (dialect) => 
     const signedUp = await account(db, 3_000, 3_000);
     await accessToken(db, creator, signedUp, 3_000);
 
-    expect((await migrator.migrateTo(TARGET)).error).toBeUndefined();
+    await step.toTarget();
     const rows = await db.selectFrom('accounts').select(['uid', 'stub_client_id']).execute();
     const of = (uid: string) => rows.find((r: { uid: string }) => r.uid === uid)?.stub_client_id;
     expect(of(stub)).toBe(creator);

@@ -47,7 +47,6 @@ export const MIGRATIONS: Record<string, TesseraMigration> = {
   '0012_add_recovery_phones': m0012,
   '0013_add_emails': m0013,
   '0014_add_linked_accounts': m0014,
-  // 0010–0013 are taken by branches of issues 12 and 13 built at the same time.
   '0015_add_mfa_otp_codes': m0015,
   '0016_add_locations_support_newsletters': m0016,
   '0017_add_oauth_clients': m0017,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { isTesseraError, type TesseraApiError } from '@tessera/client';
-import { AUTH_ERRORS, type AuthErrorName } from '@tessera/errors';
+import { AUTH_ERRORS, OAUTH_ERRORS, type AuthErrorName, type OAuthErrorName } from '@tessera/errors';
 
 /**
  * Checks that a call failed with the named catalogue error: an SDK call's rejection (awaited), or
@@ -9,10 +9,10 @@ import { AUTH_ERRORS, type AuthErrorName } from '@tessera/errors';
  * the catalogue's for that name.
  */
 export function expectError(reply: Reply, name: AuthErrorName, status?: number): void;
-export function expectError(promise: Promise<unknown>, name: AuthErrorName, status?: number): Promise<TesseraApiError>;
-export function expectError(target: Reply | Promise<unknown>, name: AuthErrorName, status?: number): void | Promise<TesseraApiError> {
-  const def = AUTH_ERRORS[name];
+export function expectError(promise: Promise<unknown>, name: AuthErrorName | OAuthErrorName, status?: number): Promise<TesseraApiError>;
+export function expectError(target: Reply | Promise<unknown>, name: AuthErrorName | OAuthErrorName, status?: number): void | Promise<TesseraApiError> {
   if (!(target instanceof Promise)) {
+    const def = AUTH_ERRORS[name as AuthErrorName];
     const r = target;
     expect(r.status, r.text).toBe(status ?? def.status);
     expect(r.headers.get('content-type'), r.text).toMatch(/^application\/json/);
@@ -29,6 +29,15 @@ export function expectError(target: Reply | Promise<unknown>, name: AuthErrorNam
     if (status) expect(err.code).toBe(status);
     return err;
   });
+}
+
+/** Checks a raw reply of an OAuth-server route: the OAuth catalogue's status and errno, the shape, the info anchor. */
+export function expectOAuthError(r: Reply, name: OAuthErrorName): void {
+  const def = OAUTH_ERRORS[name];
+  expect(r.status, r.text).toBe(def.status);
+  expect(r.headers.get('content-type'), r.text).toMatch(/^application\/json/);
+  expect(r.body, r.text).toMatchObject({ code: def.status, errno: def.errno });
+  expect(r.body.info).toMatch(new RegExp(`#oauth-errno-${def.errno}$`));
 }
 
 /** A raw HTTP answer, for requests the typed SDK would not send. */

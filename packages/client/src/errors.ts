@@ -1,4 +1,7 @@
-import { authErrorName, type AuthErrorName, type ErrorBody } from '@tessera/errors';
+import { authErrorName, OAUTH_ERRORS, oauthErrorName, type AuthErrorName, type ErrorBody, type OAuthErrorName } from '@tessera/errors';
+
+/** A name of either catalogue: the auth server's, or the OAuth server's (on its own routes). */
+export type ErrorName = AuthErrorName | OAuthErrorName;
 import { checkPassword, type PasswordCheck, type PasswordProblem } from '@tessera/protocol';
 
 /**
@@ -10,20 +13,30 @@ import { checkPassword, type PasswordCheck, type PasswordProblem } from '@tesser
  */
 export class TesseraApiError extends Error {
   /** The catalogue name, e.g. `ACCOUNT_UNKNOWN` (undefined for an errno this SDK does not know). */
-  readonly errorName: AuthErrorName | undefined;
+  readonly errorName: ErrorName | undefined;
+  /** The catalogue the error comes from: `oauth` on the OAuth server's routes (/token, /introspect, …). */
+  readonly catalogue: 'auth' | 'oauth';
   readonly errno: number;
   /** The HTTP status. */
   readonly code: number;
   /** The whole error body, with its per-errno extra fields (email, retryAfter, validation, …). */
   readonly body: ErrorBody;
 
-  constructor(body: ErrorBody) {
+  constructor(body: ErrorBody, catalogue?: 'oauth') {
     super(body.message);
     this.name = 'TesseraApiError';
     this.body = body;
     this.errno = body.errno;
     this.code = body.code;
-    this.errorName = authErrorName(body.errno, body.code);
+    // An OAuth-server route answers from the OAuth catalogue, except the shared shapes (429, 413, 503…).
+    const oauth = catalogue === 'oauth' ? oauthErrorName(body.errno) : undefined;
+    if (oauth && OAUTH_ERRORS[oauth].status === body.code) {
+      this.catalogue = 'oauth';
+      this.errorName = oauth;
+    } else {
+      this.catalogue = 'auth';
+      this.errorName = authErrorName(body.errno, body.code);
+    }
   }
 }
 
@@ -33,9 +46,9 @@ export class TesseraApiError extends Error {
  * `isTesseraError<ErrorOf<'accountLogin'>>(err, 'INCORRECT_PASSWORD')`.
  */
 export function isTesseraError(value: unknown): value is TesseraApiError;
-export function isTesseraError<N extends AuthErrorName>(value: unknown, name: N): value is TesseraApiError & { readonly errorName: N };
-export function isTesseraError(value: unknown, name?: AuthErrorName): value is TesseraApiError;
-export function isTesseraError(value: unknown, name?: AuthErrorName): value is TesseraApiError {
+export function isTesseraError<N extends ErrorName>(value: unknown, name: N): value is TesseraApiError & { readonly errorName: N };
+export function isTesseraError(value: unknown, name?: ErrorName): value is TesseraApiError;
+export function isTesseraError(value: unknown, name?: ErrorName): value is TesseraApiError {
   return value instanceof TesseraApiError && (name === undefined || value.errorName === name);
 }
 

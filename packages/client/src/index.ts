@@ -1,7 +1,7 @@
 export { TesseraClient, type OperationErrors, type ErrorOf } from './generated/client.js';
 export type { Body, Query, Reply } from './types.js';
 export { TesseraAccounts, type SignedIn, type Keys } from './flows.js';
-export { TesseraApiError, TesseraConnectionError, PasswordPolicyError, isTesseraError } from './errors.js';
+export { TesseraApiError, TesseraConnectionError, PasswordPolicyError, isTesseraError, type ErrorName } from './errors.js';
 export {
   checkPassword, PASSWORD_MIN_LENGTH, PASSWORD_REASONS, type PasswordCheck, type PasswordProblem,
 } from '@tessera/protocol';

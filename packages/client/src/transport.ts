@@ -51,6 +51,8 @@ export interface RequestSpec {
   token?: TokenRef | undefined;
   /** Further request headers (e.g. Tessera-Support-Secret). */
   headers?: Record<string, string> | undefined;
+  /** `oauth`: an OAuth-server route, whose errors come from the OAuth catalogue. */
+  catalogue?: 'oauth' | undefined;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -188,7 +190,7 @@ export class Transport {
         await sleep(retryAfter * 1000);
         continue;
       }
-      throw new TesseraApiError(body);
+      throw new TesseraApiError(body, spec.catalogue);
     }
   }
 }

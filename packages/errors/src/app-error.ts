@@ -1,5 +1,6 @@
 import { AUTH_ERRORS, type AuthErrorName } from './auth.js';
 import { reasonPhrase, type ExtraFieldTypes, type ErrorDefinition } from './catalogue.js';
+import { OAUTH_ERRORS, oauthTwin, type OAuthErrorName, type OAuthTwinContext } from './oauth.js';
 
 type ExtrasList<N extends AuthErrorName> = (typeof AUTH_ERRORS)[N] extends { extras: readonly (infer E)[] } ? E : never;
 
@@ -79,4 +80,65 @@ export function authErrorName(errno: number, status: number): AuthErrorName | un
     generic ??= name;
   }
   return generic;
+}
+
+/**
+ * An error of the OAuth server's catalogue (oauth.ts). Its body has the same shape as an auth
+ * error's; the route it comes from tells the catalogue, and `info` links to the OAuth section.
+ */
+export class OAuthError<N extends OAuthErrorName = OAuthErrorName> extends Error {
+  readonly catalogue = 'oauth' as const;
+  readonly errorName: N;
+  readonly errno: number;
+  readonly status: number;
+  readonly error: string;
+  readonly extras: Record<string, unknown>;
+  readonly headers: Record<string, string> = {};
+
+  constructor(name: N, extras: Record<string, unknown> = {}, message?: string) {
+    const def: ErrorDefinition = OAUTH_ERRORS[name];
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(message ?? def.message);
+    Error.stackTraceLimit = limit;
+    this.name = 'OAuthError';
+    this.errorName = name;
+    this.errno = def.errno;
+    this.status = def.status;
+    this.error = def.error ?? reasonPhrase(def.status);
+    // Only the extras this error documents leave the server.
+    this.extras = Object.fromEntries(Object.entries(extras).filter(([k]) => def.extras?.includes(k as never)));
+  }
+
+  toBody(info: string): ErrorBody {
+    const body: ErrorBody = { code: this.status, errno: this.errno, error: this.error, message: this.message, info };
+    for (const [key, value] of Object.entries(this.extras)) if (value !== undefined) body[key] = value;
+    return body;
+  }
+}
+
+export function oauthError<N extends OAuthErrorName>(name: N, extras?: Record<string, unknown>, message?: string): OAuthError<N> {
+  return new OAuthError(name, extras, message);
+}
+
+export function isOAuthError(value: unknown, name?: OAuthErrorName): value is OAuthError {
+  return value instanceof OAuthError && (name === undefined || value.errorName === name);
+}
+
+/**
+ * The answer an OAuth-server route gives for an auth-catalogue error: its OAuth twin, keeping the
+ * extras the twin documents and a refined message (a validation sentence) when there is one; the
+ * error itself when it has no twin (429, 413, 503 keep the shared shape).
+ */
+export function toOAuthError(err: AppError, context: Omit<OAuthTwinContext, 'validationKeys'> = {}): AppError | OAuthError {
+  const validation = (err.extras as { validation?: { keys?: string[] } }).validation;
+  const twin = oauthTwin(err.errorName, { ...context, validationKeys: validation?.keys });
+  if (!twin) return err;
+  const refined = err.message !== AUTH_ERRORS[err.errorName].message && twin !== 'INTERNAL_ERROR' ? err.message : undefined;
+  return new OAuthError(twin, err.extras as Record<string, unknown>, refined);
+}
+
+/** Finds the OAuth-catalogue name of an error body from an OAuth-server route. */
+export function oauthErrorName(errno: number): OAuthErrorName | undefined {
+  return (Object.entries(OAUTH_ERRORS) as [OAuthErrorName, ErrorDefinition][]).find(([, def]) => def.errno === errno)?.[0];
 }

@@ -1,3 +1,4 @@
 export * from './catalogue.js';
 export * from './auth.js';
+export * from './oauth.js';
 export * from './app-error.js';

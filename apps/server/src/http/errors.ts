@@ -1,7 +1,18 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppError} from '@tessera/errors';
-import { appError, AUTH_ERRORS, isAppError } from '@tessera/errors';
+import type { AppError, OAuthError } from '@tessera/errors';
+import { appError, AUTH_ERRORS, isAppError, toOAuthError } from '@tessera/errors';
+import { normaliseAuth } from './auth.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * `oauth`: an OAuth-server route (protocol.md §6): its errors are answered from the OAuth
+     * catalogue, each auth-catalogue error turned into its twin. Declare them with `oauthResponses`.
+     */
+    catalogue?: 'oauth';
+  }
+}
 
 export interface ErrorDeps {
   /** The page documenting error bodies; each body's `info` links to its errno on it. */
@@ -41,12 +52,20 @@ function toAppError(err: FastifyError | Error): AppError | null {
   return null;
 }
 
-export function sendAppError(reply: FastifyReply, err: AppError, deps: ErrorDeps): FastifyReply {
+export function sendAppError(reply: FastifyReply, err: AppError | OAuthError, deps: ErrorDeps): FastifyReply {
   for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  const anchor = err instanceof Error && err.name === 'OAuthError' ? 'oauth-errno' : 'errno';
   return reply
     .status(err.status)
     .type('application/json; charset=utf-8')
-    .send(JSON.stringify(err.toBody(`${deps.infoUrl}#errno-${err.errno}`)));
+    .send(JSON.stringify(err.toBody(`${deps.infoUrl}#${anchor}-${err.errno}`)));
+}
+
+/** The error as the route answers it: OAuth-server routes answer from the OAuth catalogue. */
+function inCatalogue(request: FastifyRequest, err: AppError): AppError | OAuthError {
+  const config = request.routeOptions.config;
+  if (config?.catalogue !== 'oauth') return err;
+  return toOAuthError(err, { session: normaliseAuth(config.auth) !== null });
 }
 
 /** Every failure leaves the server as a catalogue error; anything unexpected is logged, not shown. */
@@ -58,11 +77,11 @@ export function installErrorHandling(app: FastifyInstance, deps: ErrorDeps): voi
       if (known.status >= 500 && known.status !== 503) request.log.error({ reqId: request.id, err: known, errno: known.errno }, 'request failed');
       // A client's fault is the client's: worth a line at info, never an error.
       else if (known.name === 'MALFORMED_REQUEST') request.log.info({ reqId: request.id, status: known.status, reason: known.message }, 'malformed request');
-      return sendAppError(reply, known, deps);
+      return sendAppError(reply, inCatalogue(request, known), deps);
     }
     // Unexpected: full detail goes to the log under the request id; the body carries only the id.
     request.log.error({ reqId: request.id, err }, 'unexpected error');
-    return sendAppError(reply, appError('UNEXPECTED_ERROR', { requestId: String(request.id) }), deps);
+    return sendAppError(reply, inCatalogue(request, appError('UNEXPECTED_ERROR', { requestId: String(request.id) })), deps);
   });
   app.setNotFoundHandler((request, reply) => {
     const path = (request.url.split("?")[0] ?? "").slice(0, 200);

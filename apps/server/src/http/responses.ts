@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { AUTH_ERRORS, type AuthErrorName } from '@tessera/errors';
+import { AUTH_ERRORS, OAUTH_ERRORS, oauthTwin, type AuthErrorName, type OAuthErrorName } from '@tessera/errors';
 
 // Route response declarations: the success shape plus every catalogue error the route can send,
 // grouped by status. The OpenAPI document (and so the portal) lists them per operation.
@@ -25,8 +25,29 @@ const AUTH_FAILURES: AuthErrorName[] = ['INVALID_TOKEN', 'INVALID_REQUEST_SIGNAT
 
 export function responses(ok: TSchema, errors: AuthErrorName[], options: { input?: boolean; auth?: boolean } = {}) {
   const all = [...(options.input === false ? [] : INPUT_ERRORS), ...(options.auth ? AUTH_FAILURES : []), ...errors, 'UNEXPECTED_ERROR' as const];
-  return errorResponses({ 200: ok }, all);
+  return errorResponses({ 200: ok }, all.map(auth));
 }
+
+/**
+ * The responses of an OAuth-server route (config `catalogue: 'oauth'`): the same auth-catalogue
+ * names as `responses`, each declared as the OAuth twin it is answered with (http/errors.ts);
+ * names without a twin (429, 413) keep the shared auth shape. `session`: the route authenticates
+ * with a session token, so an invalid token is an invalid assertion (401/104). `grantType`: the
+ * body has a `grant_type` enum, whose violations answer 400/121.
+ */
+export function oauthResponses(ok: TSchema, errors: AuthErrorName[], options: { input?: boolean; auth?: boolean; grantType?: boolean } = {}) {
+  const all = [...(options.input === false ? [] : INPUT_ERRORS), ...(options.auth ? AUTH_FAILURES : []), ...errors, 'UNEXPECTED_ERROR' as const];
+  const declared = all.map((name): Declared => {
+    const twin = oauthTwin(name, { session: options.auth });
+    return twin ? { catalogue: 'oauth', name: twin } : auth(name);
+  });
+  if (options.grantType) declared.push({ catalogue: 'oauth', name: 'INVALID_GRANT_TYPE' });
+  return errorResponses({ 200: ok }, declared);
+}
+
+type Declared = { catalogue: 'auth'; name: AuthErrorName } | { catalogue: 'oauth'; name: OAuthErrorName };
+const auth = (name: AuthErrorName): Declared => ({ catalogue: 'auth', name });
+const definition = (d: Declared) => (d.catalogue === 'auth' ? AUTH_ERRORS[d.name] : OAUTH_ERRORS[d.name]);
 
 /**
  * A route's response map with more catalogue errors declared: for what the platform adds to
@@ -35,25 +56,30 @@ export function responses(ok: TSchema, errors: AuthErrorName[], options: { input
 export function withDeclaredErrors(response: Record<number, TSchema>, errors: AuthErrorName[]): Record<number, TSchema> {
   const declared = Object.entries(response)
     .filter(([status]) => Number(status) >= 400)
-    .flatMap(([, schema]) => ((schema as { 'x-errors'?: { name: AuthErrorName }[] })['x-errors'] ?? []).map((e) => e.name));
+    .flatMap(([, schema]) => ((schema as { 'x-errors'?: { name: string; catalogue?: 'oauth' }[] })['x-errors'] ?? [])
+      .map((e) => ({ catalogue: e.catalogue ?? 'auth', name: e.name }) as Declared));
   const ok = Object.fromEntries(Object.entries(response).filter(([status]) => Number(status) < 400));
-  return errorResponses(ok, [...declared, ...errors]);
+  return errorResponses(ok, [...declared, ...errors.map(auth)]);
 }
 
-function errorResponses(ok: Record<number, TSchema>, all: AuthErrorName[]): Record<number, TSchema> {
-  const byStatus = new Map<number, AuthErrorName[]>();
-  for (const name of new Set(all)) {
-    const def = AUTH_ERRORS[name];
+function errorResponses(ok: Record<number, TSchema>, all: Declared[]): Record<number, TSchema> {
+  const byStatus = new Map<number, Declared[]>();
+  const seen = new Set<string>();
+  for (const d of all) {
+    const key = `${d.catalogue}:${d.name}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const def = definition(d);
     for (const status of [def.status, ...((def as { otherStatuses?: readonly number[] }).otherStatuses ?? [])]) {
-      byStatus.set(status, [...(byStatus.get(status) ?? []), name]);
+      byStatus.set(status, [...(byStatus.get(status) ?? []), d]);
     }
   }
   const out: Record<number, TSchema> = { ...ok };
   for (const [status, names] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[status] = Type.Unsafe({
       $ref: 'ErrorBody#',
-      description: names.map((n) => `errno ${AUTH_ERRORS[n].errno} ${n}`).join(', '),
-      'x-errors': names.map((n) => ({ name: n, errno: AUTH_ERRORS[n].errno })),
+      description: names.map((d) => `${d.catalogue === 'oauth' ? 'OAuth errno' : 'errno'} ${definition(d).errno} ${d.name}`).join(', '),
+      'x-errors': names.map((d) => (d.catalogue === 'oauth' ? { name: d.name, errno: definition(d).errno, catalogue: 'oauth' } : { name: d.name, errno: definition(d).errno })),
     });
   }
   return out;

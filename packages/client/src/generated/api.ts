@@ -1286,7 +1286,7 @@ export interface paths {
         };
         /**
          * An OAuth client's public details
-         * @description What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it is trusted (first-party), and its first registered redirect URI. Nothing secret. An unknown id (or one that is not 16 hex characters) answers 400/162 with `clientId`.
+         * @description What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it is trusted (first-party), and its first registered redirect URI. Nothing secret. Answers from the OAuth server's error catalogue: an unknown id 400/101 with `clientId`, an id that is not 16 hex characters 400/109.
          */
         get: operations["client"];
         put?: never;
@@ -1306,7 +1306,7 @@ export interface paths {
         };
         /**
          * An OAuth client's public details (auth-server path)
-         * @description What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it is trusted (first-party), and its first registered redirect URI. Nothing secret. An unknown id (or one that is not 16 hex characters) answers 400/162 with `clientId`. The same answer as GET /client/{id}.
+         * @description What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it is trusted (first-party), and its first registered redirect URI. Nothing secret. An unknown id answers 400/162 with `clientId`; an id that is not 16 hex characters 400/107. The same answer as GET /client/{id}, with auth-server errnos.
          */
         get: operations["oauthClient"];
         put?: never;
@@ -1352,7 +1352,7 @@ export interface paths {
         put?: never;
         /**
          * Authorize a relying party (OAuth server path)
-         * @description Issues an authorization code for the signed-in person (a confirmed session on a confirmed account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`, when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169); `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.
+         * @description Issues an authorization code for the signed-in person (a confirmed session on a confirmed account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`, when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169); `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes. This path answers from the OAuth server's error catalogue (the portal's error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client's code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.
          */
         post: operations["authorization"];
         delete?: never;
@@ -1392,7 +1392,7 @@ export interface paths {
         put?: never;
         /**
          * Get tokens (OAuth server path)
-         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one.
+         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one. This path answers from the OAuth server's error catalogue (the portal's error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client's code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.
          */
         post: operations["token"];
         delete?: never;
@@ -1452,7 +1452,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an access token
-         * @description For resource servers: the live access token's account (`user`), client, scopes (an array), the account's `generation` (when its password was last set, ms) and `profile_changed_at` (ms). 401/110 when the token is unknown, expired or revoked.
+         * @description For resource servers: the live access token's account (`user`), client, scopes (an array), the account's `generation` (when its password was last set, ms) and `profile_changed_at` (ms). 400/108 (OAuth catalogue) when the token is unknown, expired or revoked.
          */
         post: operations["verify"];
         delete?: never;
@@ -1472,7 +1472,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a token (RFC 7009)
-         * @description The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client's (another client's token is left alone).
+         * @description The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client's (another client's token is left alone). /destroy answers errors from the OAuth server's catalogue (unknown client 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth server's (400/162, 400/171, 400/107 or 108).
          */
         post: operations["destroy"];
         delete?: never;
@@ -1492,7 +1492,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a token (RFC 7009, auth-server path)
-         * @description The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client's (another client's token is left alone).
+         * @description The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client's (another client's token is left alone). /destroy answers errors from the OAuth server's catalogue (unknown client 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth server's (400/162, 400/171, 400/107 or 108).
          */
         post: operations["oauthDestroy"];
         delete?: never;
@@ -1572,7 +1572,7 @@ export interface paths {
         put?: never;
         /**
          * Scoped-key metadata
-         * @description For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`. Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when the session signed in before the account's keys last changed. Needs a confirmed session.
+         * @description For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`. Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when the session signed in before the account's keys last changed. Needs a confirmed session. /key-data answers the OAuth server's errnos instead: 101 unknown client, 114 scopes, 119 stale sign-in, 112 unconfirmed session.
          */
         post: operations["accountScopedKeyData"];
         delete?: never;
@@ -1592,7 +1592,7 @@ export interface paths {
         put?: never;
         /**
          * Scoped-key metadata (OAuth server path)
-         * @description For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`. Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when the session signed in before the account's keys last changed. Needs a confirmed session.
+         * @description For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`. Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when the session signed in before the account's keys last changed. Needs a confirmed session. /key-data answers the OAuth server's errnos instead: 101 unknown client, 114 scopes, 119 stale sign-in, 112 unconfirmed session.
          */
         post: operations["keyData"];
         delete?: never;
@@ -1612,7 +1612,7 @@ export interface paths {
         put?: never;
         /**
          * The clients the account has authorized
-         * @description One entry per refresh token (with `refresh_token_id`), and one per client that holds only live access tokens (without). Most recently used first.
+         * @description One entry per refresh token (with `refresh_token_id`), and one per client that holds only live access tokens (without). Most recently used first. Errors come from the OAuth server's catalogue (an invalid session 401/104).
          */
         post: operations["authorizedClients"];
         delete?: never;
@@ -1632,7 +1632,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke an authorized client
-         * @description With `refresh_token_id`: revokes that refresh token of the client (400/182 when the account has no such token of it). Without: revokes every refresh and access token the account granted the client. Needs a confirmed session.
+         * @description With `refresh_token_id`: revokes that refresh token of the client (400/108 when the account has no such token of it). Without: revokes every refresh and access token the account granted the client. Needs a confirmed session (else 403/112). Errors come from the OAuth server's catalogue.
          */
         post: operations["authorizedClientsDestroy"];
         delete?: never;
@@ -13801,35 +13801,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID */
+            /** @description OAuth errno 109 INVALID_PARAMETER, OAuth errno 101 UNKNOWN_CLIENT */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13846,62 +13819,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            /** @description OAuth errno 113 INVALID_CONTENT_TYPE */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            421: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            426: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            428: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13918,16 +13837,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNEXPECTED_ERROR */
+            /** @description OAuth errno 999 INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14439,7 +14349,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 167 INCORRECT_REDIRECT_URI, errno 163 INVALID_SCOPES, errno 169 MISSING_PKCE_PARAMETERS, errno 170 INSUFFICIENT_ACR_VALUES, errno 168 INVALID_RESPONSE_TYPE, errno 104 ACCOUNT_UNVERIFIED, errno 138 SESSION_UNVERIFIED, errno 222 INSUFFICIENT_AAL */
+            /** @description OAuth errno 109 INVALID_PARAMETER, OAuth errno 101 UNKNOWN_CLIENT, OAuth errno 103 INCORRECT_REDIRECT, OAuth errno 114 INVALID_SCOPES, OAuth errno 118 MISSING_PKCE_PARAMETERS, OAuth errno 120 MISMATCH_ACR_VALUES, OAuth errno 110 INVALID_RESPONSE_TYPE, errno 222 INSUFFICIENT_AAL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14448,7 +14358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
+            /** @description OAuth errno 104 INVALID_ASSERTION, OAuth errno 111 UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14457,26 +14367,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            408: {
+            /** @description OAuth errno 112 FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14493,62 +14385,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            /** @description OAuth errno 113 INVALID_CONTENT_TYPE */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            421: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            426: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            428: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14565,16 +14403,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNEXPECTED_ERROR */
+            /** @description OAuth errno 999 INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14877,35 +14706,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 171 INCORRECT_CLIENT_SECRET, errno 172 UNKNOWN_AUTHORIZATION_CODE, errno 173 MISMATCH_AUTHORIZATION_CODE, errno 174 EXPIRED_AUTHORIZATION_CODE, errno 169 MISSING_PKCE_PARAMETERS, errno 175 INVALID_PKCE_CHALLENGE, errno 167 INCORRECT_REDIRECT_URI, errno 182 REFRESH_TOKEN_UNKNOWN, errno 163 INVALID_SCOPES */
+            /** @description OAuth errno 109 INVALID_PARAMETER, OAuth errno 101 UNKNOWN_CLIENT, OAuth errno 102 INCORRECT_SECRET, OAuth errno 105 UNKNOWN_CODE, OAuth errno 106 INCORRECT_CODE, OAuth errno 107 EXPIRED_CODE, OAuth errno 118 MISSING_PKCE_PARAMETERS, OAuth errno 117 INCORRECT_CODE_CHALLENGE, OAuth errno 103 INCORRECT_REDIRECT, OAuth errno 108 INVALID_TOKEN, OAuth errno 114 INVALID_SCOPES, OAuth errno 121 INVALID_GRANT_TYPE */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14922,62 +14724,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            /** @description OAuth errno 113 INVALID_CONTENT_TYPE */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            421: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            426: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            428: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14994,16 +14742,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNEXPECTED_ERROR */
+            /** @description OAuth errno 999 INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -15054,35 +14793,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST */
+            /** @description OAuth errno 109 INVALID_PARAMETER */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15099,62 +14811,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            /** @description OAuth errno 113 INVALID_CONTENT_TYPE */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            421: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            426: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            428: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15171,16 +14829,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNEXPECTED_ERROR */
+            /** @description OAuth errno 999 INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -15249,35 +14898,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 171 INCORRECT_CLIENT_SECRET */
+            /** @description OAuth errno 109 INVALID_PARAMETER, OAuth errno 101 UNKNOWN_CLIENT, OAuth errno 102 INCORRECT_SECRET */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15294,62 +14916,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            /** @description OAuth errno 113 INVALID_CONTENT_TYPE */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            421: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            426: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            428: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15366,16 +14934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNEXPECTED_ERROR */
+            /** @description OAuth errno 999 INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -15426,44 +14985,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST */
+            /** @description OAuth errno 109 INVALID_PARAMETER, OAuth errno 108 INVALID_TOKEN */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 110 INVALID_TOKEN */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15480,62 +15003,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            /** @description OAuth errno 113 INVALID_CONTENT_TYPE */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            421: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            426: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            428: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15552,16 +15021,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNEXPECTED_ERROR */
+            /** @description OAuth errno 999 INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -15619,35 +15079,8 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 171 INCORRECT_CLIENT_SECRET */
+            /** @description OAuth errno 109 INVALID_PARAMETER, OAuth errno 101 UNKNOWN_CLIENT, OAuth errno 102 INCORRECT_SECRET */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15664,62 +15097,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            /** @description OAuth errno 113 INVALID_CONTENT_TYPE */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            421: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            426: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            428: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15736,16 +15115,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNEXPECTED_ERROR */
+            /** @description OAuth errno 999 INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16489,7 +15859,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 163 INVALID_SCOPES, errno 138 SESSION_UNVERIFIED, errno 222 INSUFFICIENT_AAL */
+            /** @description OAuth errno 109 INVALID_PARAMETER, OAuth errno 101 UNKNOWN_CLIENT, OAuth errno 114 INVALID_SCOPES, OAuth errno 119 STALE_AUTHENTICATION, errno 222 INSUFFICIENT_AAL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16498,7 +15868,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE, errno 164 STALE_AUTH_AT */
+            /** @description OAuth errno 104 INVALID_ASSERTION, OAuth errno 111 UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16507,26 +15877,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            408: {
+            /** @description OAuth errno 112 FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16543,62 +15895,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            /** @description OAuth errno 113 INVALID_CONTENT_TYPE */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            421: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            426: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            428: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16615,16 +15913,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNEXPECTED_ERROR */
+            /** @description OAuth errno 999 INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16676,7 +15965,7 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST */
+            /** @description OAuth errno 109 INVALID_PARAMETER */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16685,35 +15974,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
+            /** @description OAuth errno 104 INVALID_ASSERTION, OAuth errno 111 UNAUTHORIZED */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16730,62 +15992,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            /** @description OAuth errno 113 INVALID_CONTENT_TYPE */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            421: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            426: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            428: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16802,16 +16010,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNEXPECTED_ERROR */
+            /** @description OAuth errno 999 INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16856,7 +16055,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 182 REFRESH_TOKEN_UNKNOWN, errno 138 SESSION_UNVERIFIED, errno 222 INSUFFICIENT_AAL */
+            /** @description OAuth errno 109 INVALID_PARAMETER, OAuth errno 108 INVALID_TOKEN, errno 222 INSUFFICIENT_AAL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16865,7 +16064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
+            /** @description OAuth errno 104 INVALID_ASSERTION, OAuth errno 111 UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16874,26 +16073,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            405: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            408: {
+            /** @description OAuth errno 112 FORBIDDEN */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16910,62 +16091,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNSUPPORTED_MEDIA_TYPE */
+            /** @description OAuth errno 113 INVALID_CONTENT_TYPE */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            421: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            426: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 MALFORMED_REQUEST */
-            428: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16982,16 +16109,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description errno 999 MALFORMED_REQUEST */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description errno 999 UNEXPECTED_ERROR */
+            /** @description OAuth errno 999 INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;

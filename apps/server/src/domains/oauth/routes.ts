@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { appError } from '@tessera/errors';
-import { responses } from '../../http/responses.js';
+import { oauthResponses, responses } from '../../http/responses.js';
 import type { OAuthService } from './service.js';
 import type { Executor } from '../../storage/executor.js';
 
@@ -19,7 +19,9 @@ const ClientInfo = Type.Object({
   redirect_uri: Type.String({ description: 'The client\'s first registered redirect URI.' }),
 }, { additionalProperties: false });
 
-const DESCRIPTION = 'What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it is trusted (first-party), and its first registered redirect URI. Nothing secret. An unknown id (or one that is not 16 hex characters) answers 400/162 with `clientId`.';
+const DESCRIPTION_BASE = 'What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it is trusted (first-party), and its first registered redirect URI. Nothing secret.';
+const DESCRIPTION = `${DESCRIPTION_BASE} An unknown id answers 400/162 with \`clientId\`; an id that is not 16 hex characters 400/107.`;
+const DESCRIPTION_OAUTH = `${DESCRIPTION_BASE} Answers from the OAuth server's error catalogue: an unknown id 400/101 with \`clientId\`, an id that is not 16 hex characters 400/109.`;
 
 export const oauthRoutes: FastifyPluginAsyncTypebox<{ oauth: OAuthService; db: Executor }> = async (app, { oauth, db }) => {
   const info = async (id: string) => {
@@ -29,18 +31,18 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<{ oauth: OAuthService; db: E
   };
 
   app.get('/client/:id', {
-    config: { auth: 'none', rateLimit: { actions: ['oauthClientInfo'] } },
+    config: { auth: 'none', catalogue: 'oauth', rateLimit: { actions: ['oauthClientInfo'] } },
     schema: {
-      operationId: 'client', tags: [TAG], summary: 'An OAuth client\'s public details', description: DESCRIPTION,
+      operationId: 'client', tags: [TAG], summary: 'An OAuth client\'s public details', description: DESCRIPTION_OAUTH,
       params: Type.Object({ id: clientId }),
-      response: responses(ClientInfo, ['UNKNOWN_CLIENT_ID']),
+      response: oauthResponses(ClientInfo, ['UNKNOWN_CLIENT_ID']),
     },
   }, async (req) => info(req.params.id));
 
   app.get('/oauth/client/:client_id', {
     config: { auth: 'none', rateLimit: { actions: ['oauthClientInfo'] } },
     schema: {
-      operationId: 'oauthClient', tags: [TAG], summary: 'An OAuth client\'s public details (auth-server path)', description: `${DESCRIPTION} The same answer as GET /client/{id}.`,
+      operationId: 'oauthClient', tags: [TAG], summary: 'An OAuth client\'s public details (auth-server path)', description: `${DESCRIPTION} The same answer as GET /client/{id}, with auth-server errnos.`,
       params: Type.Object({ client_id: clientId }),
       response: responses(ClientInfo, ['UNKNOWN_CLIENT_ID']),
     },

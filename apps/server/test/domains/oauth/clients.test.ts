@@ -97,9 +97,10 @@ describe.each(httpDialects())('the OAuth clients registry (%s)', (dialect) => {
   });
 
   it('answers 400/162 for an unknown client and 400/107 for an id that is not 16 hex', async () => {
-    expect(await get(`/client/${randomHex(8)}`)).toMatchObject({ status: 400, body: { errno: 162 } });
+    expect(await get(`/client/${randomHex(8)}`)).toMatchObject({ status: 400, body: { errno: 101 } });
     expect(await get(`/oauth/client/${randomHex(8)}`)).toMatchObject({ status: 400, body: { errno: 162 } });
-    expect(await get('/client/not-a-client-id!')).toMatchObject({ status: 400, body: { errno: 107 } });
+    expect(await get('/client/not-a-client-id!')).toMatchObject({ status: 400, body: { errno: 109 } });
+    expect(await get('/oauth/client/not-a-client-id!')).toMatchObject({ status: 400, body: { errno: 107 } });
   });
 
   it('rotates secrets (the previous one works until finished) and removes clients with their tokens', async () => {

@@ -125,10 +125,12 @@ describe.each(httpDialects())('OAuth authorization codes and tokens (%s)', (dial
     expect((await post('/oauth/token', { client_id: conf, client_secret: confSecret, code: await code(), redirect_uri: 'https://rp.example/cb' })).status).toBe(200);
     const c = await code();
     const wrong = await post('/token', { grant_type: 'authorization_code', code: c, redirect_uri: 'https://rp.example/cb' }, { authorization: `Basic ${Buffer.from(`${conf}:${randomHex(32)}`).toString('base64')}` });
-    expect(wrong).toMatchObject({ status: 400, body: { errno: 171 } });
-    expect((await post('/token', { client_id: conf, code: c, redirect_uri: 'https://rp.example/cb' })).body).toMatchObject({ errno: 171 });
+    expect(wrong).toMatchObject({ status: 400, body: { errno: 102 } });
+    expect((await post('/token', { client_id: conf, code: c, redirect_uri: 'https://rp.example/cb' })).body).toMatchObject({ errno: 102 });
+    expect((await post('/oauth/token', { client_id: conf, code: c, redirect_uri: 'https://rp.example/cb' })).body).toMatchObject({ errno: 171 });
     // Another client cannot redeem it, even knowing it.
-    expect((await post('/token', { client_id: pub, code: c, code_verifier: VERIFIER })).body).toMatchObject({ errno: 173 });
+    expect((await post('/token', { client_id: pub, code: c, code_verifier: VERIFIER })).body).toMatchObject({ errno: 106 });
+    expect((await post('/oauth/token', { client_id: pub, code: c, code_verifier: VERIFIER })).body).toMatchObject({ errno: 173 });
     // Parameters sent twice are refused (RFC 6749 §3.2).
     const twice = await fetch(`${t.url}/v1/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `client_id=${conf}&client_id=${pub}&code=${c}` });
     expect(twice.status).toBe(400);

@@ -52,6 +52,7 @@ describe.each(httpDialects())('scoped keys through the code flow (%s)', (dialect
     expect(rows.every((r) => r.keys_jwe === null)).toBe(true);
 
     await expectError(t.client.accountScopedKeyData(signedIn.sessionToken, { client_id: rp, scope: 'https://identity.mozilla.com/apps/notes' }), 'INVALID_SCOPES', 400);
-    await expectError(t.client.keyData(signedIn.sessionToken, { client_id: randomHex(8), scope: SYNC }), 'UNKNOWN_CLIENT_ID', 400);
+    await expectError(t.client.keyData(signedIn.sessionToken, { client_id: randomHex(8), scope: SYNC }), 'UNKNOWN_CLIENT', 400);
+    await expectError(t.client.accountScopedKeyData(signedIn.sessionToken, { client_id: randomHex(8), scope: SYNC }), 'UNKNOWN_CLIENT_ID', 400);
   }, 120_000);
 });

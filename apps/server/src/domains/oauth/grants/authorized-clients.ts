@@ -4,7 +4,7 @@ import { appError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../../clock.js';
 import { credentialsOf } from '../../../http/auth.js';
-import { responses } from '../../../http/responses.js';
+import { oauthResponses } from '../../../http/responses.js';
 import type { Database } from '../../../storage/schema.js';
 import type { OAuthService } from '../service.js';
 import { accessTokenClientsOf } from './store.js';
@@ -23,12 +23,12 @@ const Entry = Type.Object({
 
 export const authorizedClientRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; clock: Clock; oauth: OAuthService }> = async (app, { db, clock, oauth }) => {
   app.post('/authorized-clients', {
-    config: { auth: 'sessionToken' },
+    config: { auth: 'sessionToken', catalogue: 'oauth' },
     schema: {
       operationId: 'authorizedClients', tags: ['OAuth'], summary: 'The clients the account has authorized',
-      description: 'One entry per refresh token (with `refresh_token_id`), and one per client that holds only live access tokens (without). Most recently used first.',
+      description: 'One entry per refresh token (with `refresh_token_id`), and one per client that holds only live access tokens (without). Most recently used first. Errors come from the OAuth server\'s catalogue (an invalid session 401/104).',
       body: Type.Optional(Type.Object({}, { additionalProperties: false })),
-      response: responses(Type.Array(Entry), [], { auth: true }),
+      response: oauthResponses(Type.Array(Entry), [], { auth: true }),
     },
   }, async (req) => {
     const { uid } = credentialsOf(req, 'sessionToken');
@@ -52,15 +52,15 @@ export const authorizedClientRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Data
   });
 
   app.post('/authorized-clients/destroy', {
-    config: { auth: 'sessionTokenVerified' },
+    config: { auth: 'sessionTokenVerified', catalogue: 'oauth' },
     schema: {
       operationId: 'authorizedClientsDestroy', tags: ['OAuth'], summary: 'Revoke an authorized client',
-      description: 'With `refresh_token_id`: revokes that refresh token of the client (400/182 when the account has no such token of it). Without: revokes every refresh and access token the account granted the client. Needs a confirmed session.',
+      description: 'With `refresh_token_id`: revokes that refresh token of the client (400/108 when the account has no such token of it). Without: revokes every refresh and access token the account granted the client. Needs a confirmed session (else 403/112). Errors come from the OAuth server\'s catalogue.',
       body: Type.Object({
         client_id: Type.String({ pattern: '^[0-9a-fA-F]{16}$' }),
         refresh_token_id: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })),
       }, { additionalProperties: false }),
-      response: responses(Type.Object({}), ['REFRESH_TOKEN_UNKNOWN', 'SESSION_UNVERIFIED'], { auth: true }),
+      response: oauthResponses(Type.Object({}), ['REFRESH_TOKEN_UNKNOWN', 'SESSION_UNVERIFIED'], { auth: true }),
     },
   }, async (req) => {
     const { uid } = credentialsOf(req, 'sessionTokenVerified');

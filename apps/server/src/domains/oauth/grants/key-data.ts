@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { appError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import { credentialsOf } from '../../../http/auth.js';
-import { responses } from '../../../http/responses.js';
+import { oauthResponses, responses } from '../../../http/responses.js';
 import type { Database } from '../../../storage/schema.js';
 import type { AccountRecords } from '../../accounts/index.js';
 import type { SessionWithAccount } from '../../sessions/index.js';
@@ -52,16 +52,16 @@ const KeyData = Type.Record(Type.String(), Type.Object({
 export const keyDataRoutes: FastifyPluginAsyncTypebox<{ deps: KeyDataDeps }> = async (app, { deps }) => {
   for (const path of ['/account/scoped-key-data', '/key-data'] as const) {
     app.post(path, {
-      config: { auth: 'sessionTokenVerified', rateLimit: { actions: ['oauthAuthorization'] } },
+      config: { auth: 'sessionTokenVerified', ...(path === '/key-data' ? { catalogue: 'oauth' as const } : {}), rateLimit: { actions: ['oauthAuthorization'] } },
       schema: {
         operationId: path === '/key-data' ? 'keyData' : 'accountScopedKeyData', tags: ['OAuth'],
         summary: path === '/key-data' ? 'Scoped-key metadata (OAuth server path)' : 'Scoped-key metadata',
-        description: 'For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in @tessera/protocol) and encrypts the bundle to the relying party\'s `keys_jwk` as `keys_jwe`. Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when the session signed in before the account\'s keys last changed. Needs a confirmed session.',
+        description: 'For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in @tessera/protocol) and encrypts the bundle to the relying party\'s `keys_jwk` as `keys_jwe`. Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when the session signed in before the account\'s keys last changed. Needs a confirmed session. /key-data answers the OAuth server\'s errnos instead: 101 unknown client, 114 scopes, 119 stale sign-in, 112 unconfirmed session.',
         body: Type.Object({
           client_id: Type.String({ pattern: '^[0-9a-fA-F]{16}$' }),
           scope: Type.String({ minLength: 1, maxLength: 256, pattern: '^[a-zA-Z0-9 _/.:#-]*$' }),
         }, { additionalProperties: false }),
-        response: responses(KeyData, ['UNKNOWN_CLIENT_ID', 'INVALID_SCOPES', 'STALE_AUTH_AT', 'SESSION_UNVERIFIED'], { auth: true }),
+        response: (path === '/key-data' ? oauthResponses : responses)(KeyData, ['UNKNOWN_CLIENT_ID', 'INVALID_SCOPES', 'STALE_AUTH_AT', 'SESSION_UNVERIFIED'], { auth: true }),
       },
     }, async (req) => scopedKeyData(deps, credentialsOf(req, 'sessionTokenVerified'), req.body.client_id, req.body.scope));
   }

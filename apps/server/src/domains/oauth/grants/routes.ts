@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { appError } from '@tessera/errors';
+import { appError, type AuthErrorName } from '@tessera/errors';
 import { credentialsOf } from '../../../http/auth.js';
-import { responses } from '../../../http/responses.js';
+import { oauthResponses, responses } from '../../../http/responses.js';
 import { StringEnum } from '../../../http/schemas.js';
 import type { PublicJwk } from '../../keys/index.js';
 import type { GrantsService } from './service.js';
@@ -76,6 +76,12 @@ const AUTHORIZATION_DESCRIPTION = [
   'The code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.',
 ].join(' ');
 
+const TOKEN_ERRORS = ['UNKNOWN_CLIENT_ID', 'INCORRECT_CLIENT_SECRET', 'UNKNOWN_AUTHORIZATION_CODE', 'MISMATCH_AUTHORIZATION_CODE',
+  'EXPIRED_AUTHORIZATION_CODE', 'MISSING_PKCE_PARAMETERS', 'INVALID_PKCE_CHALLENGE', 'INCORRECT_REDIRECT_URI', 'REFRESH_TOKEN_UNKNOWN', 'INVALID_SCOPES'] as const satisfies AuthErrorName[];
+
+/** The OAuth-server path's sentence on errnos, added to a description written with auth errnos. */
+const OAUTH_ERRNOS_NOTE = 'This path answers from the OAuth server\'s error catalogue (the portal\'s error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client\'s code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.';
+
 const TOKEN_DESCRIPTION = [
   'Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`.',
   'A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret.',
@@ -83,6 +89,9 @@ const TOKEN_DESCRIPTION = [
   '`fxa-credentials` (POST /oauth/token with a confirmed session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or another client\'s token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working.',
   'The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client\'s lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one.',
 ].join(' ');
+
+const AUTHORIZATION_DESCRIPTION_OAUTH = `${AUTHORIZATION_DESCRIPTION} ${OAUTH_ERRNOS_NOTE}`;
+const TOKEN_DESCRIPTION_OAUTH = `${TOKEN_DESCRIPTION} ${OAUTH_ERRNOS_NOTE}`;
 
 /** application/x-www-form-urlencoded, a parameter at most once (RFC 6749 §3.1, §3.2). `ttl` is a number. */
 function parseForm(text: string): Record<string, string | number> {
@@ -121,13 +130,13 @@ developer portal).</p>
 export const grantRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; jwks: PublicJwk[] }> = async (app, { grants, jwks }) => {
   for (const path of ['/oauth/authorization', '/authorization'] as const) {
     app.post(path, {
-      config: { auth: 'sessionTokenVerified', rateLimit: { actions: ['oauthAuthorization'] } },
+      config: { auth: 'sessionTokenVerified', ...(path === '/authorization' ? { catalogue: 'oauth' as const } : {}), rateLimit: { actions: ['oauthAuthorization'] } },
       schema: {
         operationId: path === '/authorization' ? 'authorization' : 'oauthAuthorization',
         tags: [TAG], summary: path === '/authorization' ? 'Authorize a relying party (OAuth server path)' : 'Authorize a relying party',
-        description: AUTHORIZATION_DESCRIPTION,
+        description: path === '/authorization' ? AUTHORIZATION_DESCRIPTION_OAUTH : AUTHORIZATION_DESCRIPTION,
         body: AuthorizationBody,
-        response: responses(AuthorizationReply, ['UNKNOWN_CLIENT_ID', 'INCORRECT_REDIRECT_URI', 'INVALID_SCOPES', 'MISSING_PKCE_PARAMETERS', 'INSUFFICIENT_ACR_VALUES',
+        response: (path === '/authorization' ? oauthResponses : responses)(AuthorizationReply, ['UNKNOWN_CLIENT_ID', 'INCORRECT_REDIRECT_URI', 'INVALID_SCOPES', 'MISSING_PKCE_PARAMETERS', 'INSUFFICIENT_ACR_VALUES',
           'INVALID_RESPONSE_TYPE', 'ACCOUNT_UNVERIFIED', 'SESSION_UNVERIFIED'], { auth: true }),
       },
     }, async (req) => grants.authorize(credentialsOf(req, 'sessionTokenVerified'), req.body));
@@ -145,13 +154,15 @@ export const grantRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; jwk
   for (const path of ['/oauth/token', '/token'] as const) {
     app.post(path, {
       // /oauth/token also takes a session (the fxa-credentials grant); a Basic header is client authentication.
-      config: { auth: path === '/oauth/token' ? { strategies: ['sessionToken'], optional: true, clientBasic: true } : 'none', rateLimit: { actions: ['oauthToken'] } },
+      config: path === '/oauth/token'
+        ? { auth: { strategies: ['sessionToken'], optional: true, clientBasic: true }, rateLimit: { actions: ['oauthToken'] } }
+        : { auth: 'none', catalogue: 'oauth', rateLimit: { actions: ['oauthToken'] } },
       schema: {
         operationId: path === '/token' ? 'token' : 'oauthToken',
         tags: [TAG], summary: path === '/token' ? 'Get tokens (OAuth server path)' : 'Get tokens',
-        description: TOKEN_DESCRIPTION,
+        description: path === '/token' ? TOKEN_DESCRIPTION_OAUTH : TOKEN_DESCRIPTION,
         body: TokenBody,
-        response: responses(TokenReply, ['UNKNOWN_CLIENT_ID', 'INCORRECT_CLIENT_SECRET', 'UNKNOWN_AUTHORIZATION_CODE', 'MISMATCH_AUTHORIZATION_CODE',
+        response: path === '/token' ? oauthResponses(TokenReply, TOKEN_ERRORS, { grantType: true }) : responses(TokenReply, ['UNKNOWN_CLIENT_ID', 'INCORRECT_CLIENT_SECRET', 'UNKNOWN_AUTHORIZATION_CODE', 'MISMATCH_AUTHORIZATION_CODE',
           'EXPIRED_AUTHORIZATION_CODE', 'MISSING_PKCE_PARAMETERS', 'INVALID_PKCE_CHALLENGE', 'INCORRECT_REDIRECT_URI', 'REFRESH_TOKEN_UNKNOWN', 'INVALID_SCOPES',
           ...(path === '/oauth/token' ? ['SESSION_UNVERIFIED', 'ACCOUNT_UNVERIFIED'] as const : [])], { auth: path === '/oauth/token' }),
       },
@@ -159,11 +170,11 @@ export const grantRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; jwk
   }
 
   app.get('/jwks', {
-    config: { auth: 'none' },
+    config: { auth: 'none', catalogue: 'oauth' },
     schema: {
       operationId: 'jwks', tags: [TAG], summary: 'The keys that sign id_tokens',
       description: 'A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens are valid (`kid` names the key in a token\'s header): the current key, and during a rotation the next key (OAUTH_NEXT_SIGNING_KEY_FILE) and the previous one (OAUTH_PREVIOUS_SIGNING_KEY_FILE).',
-      response: responses(Jwks, []),
+      response: oauthResponses(Jwks, []),
     },
   }, async (_req, reply) => {
     reply.header('cache-control', 'public, max-age=3600');

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { appError } from '@tessera/errors';
 import { credentialsOf } from '../../../http/auth.js';
-import { responses } from '../../../http/responses.js';
+import { oauthResponses, responses } from '../../../http/responses.js';
 import { StringEnum } from '../../../http/schemas.js';
 import type { GrantsService } from './service.js';
 import type { TokensService } from './tokens.js';
@@ -53,12 +53,12 @@ const UserinfoReply = Type.Object({
 
 export const tokenRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; tokens: TokensService }> = async (app, { grants, tokens }) => {
   app.post('/introspect', {
-    config: { auth: 'none', rateLimit: { actions: ['oauthIntrospect'] } },
+    config: { auth: 'none', catalogue: 'oauth', rateLimit: { actions: ['oauthIntrospect'] } },
     schema: {
       operationId: 'introspect', tags: [TAG], summary: 'Introspect a token (RFC 7662)',
       description: 'The calling client authenticates like at /token (Basic, `client_secret`, or `client_id` alone for a public client) and learns about its own access and refresh tokens: `active: true` with scope, client_id, token_type, iat, exp (seconds, per the RFC), sub, iss and jti. Unknown, expired, revoked and other clients\' tokens all answer `{active: false}`.',
       body: Type.Object({ token, token_type_hint: hint, ...clientAuth }, { additionalProperties: false }),
-      response: responses(Introspection, [...CLIENT_AUTH_ERRORS]),
+      response: oauthResponses(Introspection, [...CLIENT_AUTH_ERRORS]),
     },
   }, async (req) => {
     const client = await grants.authenticateClient(req.body, req.headers.authorization);
@@ -66,12 +66,12 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; tok
   });
 
   app.post('/verify', {
-    config: { auth: 'none', rateLimit: { actions: ['oauthIntrospect'] } },
+    config: { auth: 'none', catalogue: 'oauth', rateLimit: { actions: ['oauthIntrospect'] } },
     schema: {
       operationId: 'verify', tags: [TAG], summary: 'Verify an access token',
-      description: 'For resource servers: the live access token\'s account (`user`), client, scopes (an array), the account\'s `generation` (when its password was last set, ms) and `profile_changed_at` (ms). 401/110 when the token is unknown, expired or revoked.',
+      description: 'For resource servers: the live access token\'s account (`user`), client, scopes (an array), the account\'s `generation` (when its password was last set, ms) and `profile_changed_at` (ms). 400/108 (OAuth catalogue) when the token is unknown, expired or revoked.',
       body: Type.Object({ token }, { additionalProperties: false }),
-      response: responses(Type.Object({
+      response: oauthResponses(Type.Object({
         user: Type.String(), client_id: Type.String(), scope: Type.Array(Type.String()), generation: Type.Integer(), profile_changed_at: Type.Integer(),
       }), ['INVALID_TOKEN']),
     },
@@ -79,15 +79,15 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; tok
 
   for (const path of ['/destroy', '/oauth/destroy'] as const) {
     app.post(path, {
-      config: { auth: 'none', rateLimit: { actions: ['oauthIntrospect'] } },
+      config: { auth: 'none', ...(path === '/destroy' ? { catalogue: 'oauth' as const } : {}), rateLimit: { actions: ['oauthIntrospect'] } },
       schema: {
         operationId: path === '/destroy' ? 'destroy' : 'oauthDestroy', tags: [TAG],
         summary: path === '/destroy' ? 'Revoke a token (RFC 7009)' : 'Revoke a token (RFC 7009, auth-server path)',
-        description: 'The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client\'s (another client\'s token is left alone).',
+        description: 'The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client\'s (another client\'s token is left alone). /destroy answers errors from the OAuth server\'s catalogue (unknown client 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth server\'s (400/162, 400/171, 400/107 or 108).',
         body: Type.Object({
           token: Type.Optional(token), access_token: Type.Optional(token), refresh_token: Type.Optional(token), token_type_hint: hint, ...clientAuth,
         }, { additionalProperties: false }),
-        response: responses(Type.Object({}), [...CLIENT_AUTH_ERRORS]),
+        response: (path === '/destroy' ? oauthResponses : responses)(Type.Object({}), [...CLIENT_AUTH_ERRORS]),
       },
     }, async (req) => {
       const client = await grants.authenticateClient(req.body, req.headers.authorization);

@@ -427,4 +427,9 @@ test('every errno has an anchor on the error reference, as the server links to i
   await expect(target).toHaveText('110');
   await expect.poll(async () => (await target.boundingBox()).y).toBeLessThan(200);
   await expect(page.locator('article tr').filter({ has: target })).toContainText('INVALID_TOKEN');
+  // The OAuth server's catalogue has its own anchors (its numbers overlap the auth ones).
+  await page.goto(at('reference/errors#oauth-errno-101'));
+  const oauth = page.locator('#oauth-errno-101');
+  await expect(oauth).toHaveText('101');
+  await expect(page.locator('article tr').filter({ has: oauth })).toContainText('UNKNOWN_CLIENT');
 });

@@ -152,10 +152,37 @@ describe.each(httpDialects())('OAuth errnos on the OAuth server\'s routes, auth 
     await expectError(auth, 'SESSION_UNVERIFIED', 400);
   }, 120_000);
 
+  it('a session older than the account\'s keys: 400/119 on /key-data vs 401/164 on /account/scoped-key-data', async () => {
+    const other = await verifiedAccount(t);
+    // The keys changed after this session signed in (as a password reset elsewhere would do).
+    await t.storage.db.updateTable('accounts').set({ keys_changed_at: t.clock!.now() + 60_000 }).where('uid', '=', other.uid).execute();
+    const body = { client_id: pub, scope: 'profile' };
+    expect((await expectError(t.client.keyData(other.sessionToken, body), 'STALE_AUTHENTICATION', 400)).body).toMatchObject({ errno: 119, authAt: expect.any(Number) });
+    await expectError(t.client.accountScopedKeyData(other.sessionToken, body), 'STALE_AUTH_AT', 401);
+  }, 120_000);
+
   it('keeps the shared shape for what has no OAuth twin: an unknown endpoint 404/999', async () => {
     const r = await rawRequest(t.url, 'GET', '/client');
     expect(r.status).toBe(404);
     expect(r.body).toMatchObject({ errno: 999 });
     expect(r.body.info).toMatch(/#errno-999$/);
+  });
+});
+
+describe.each(httpDialects())('rate limiting on the OAuth server\'s routes (%s)', (dialect) => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await createTestServer({ dialect, env: { RATE_LIMIT_RULES: 'oauthClientInfo : ip : 2 : 15 minutes : 15 minutes : block' } });
+  }, 120_000);
+  afterAll(async () => t?.close());
+
+  it('answers the shared 429/114 shape with retryAfter, not an OAuth errno', async () => {
+    const id = randomHex(8);
+    for (let i = 0; i < 2; i++) expectOAuthError(await rawRequest(t.url, 'GET', `/client/${id}`), 'UNKNOWN_CLIENT');
+    const r = await rawRequest(t.url, 'GET', `/client/${id}`);
+    expectError(r, 'THROTTLED');
+    expect(r.body).toMatchObject({ code: 429, errno: 114, retryAfter: expect.any(Number) });
+    expect(r.body.info).toMatch(/#errno-114$/);
+    expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });

@@ -71,3 +71,19 @@ describe('the password policy in the flows', () => {
     expect(calls()).toBe(0);
   });
 });
+
+describe('errors of the two catalogues', () => {
+  const body = (code: number, errno: number) => JSON.stringify({ code, errno, error: 'x', message: 'm', info: '' });
+
+  it('names an OAuth-server route\'s errors from the OAuth catalogue, its twin\'s from the auth one', async () => {
+    const oauth = await answering(400, body(400, 101), 'application/json').client.token({ client_id: 'a'.repeat(16) }).catch((e: unknown) => e);
+    expect(oauth).toMatchObject({ name: 'TesseraApiError', catalogue: 'oauth', errorName: 'UNKNOWN_CLIENT', errno: 101 });
+    const twin = await answering(400, body(400, 101), 'application/json').client.oauthToken(undefined, { client_id: 'a'.repeat(16) }).catch((e: unknown) => e);
+    expect(twin).toMatchObject({ catalogue: 'auth', errorName: 'ACCOUNT_EXISTS' });
+  });
+
+  it('keeps the shared shapes on OAuth-server routes: 429/114 is THROTTLED', async () => {
+    const err = await answering(429, body(429, 114), 'application/json').client.token({ client_id: 'a'.repeat(16) }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ catalogue: 'auth', errorName: 'THROTTLED' });
+  });
+});

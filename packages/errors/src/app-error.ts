@@ -131,6 +131,8 @@ export function isOAuthError(value: unknown, name?: OAuthErrorName): value is OA
  * error itself when it has no twin (429, 413, 503 keep the shared shape).
  */
 export function toOAuthError(err: AppError, context: Omit<OAuthTwinContext, 'validationKeys'> = {}): AppError | OAuthError {
+  // A malformed request answered with a status other than 400 (405, 431, …) keeps its status and the shared shape.
+  if (err.errorName === 'MALFORMED_REQUEST' && err.status !== 400) return err;
   const validation = (err.extras as { validation?: { keys?: string[] } }).validation;
   const twin = oauthTwin(err.errorName, { ...context, validationKeys: validation?.keys });
   if (!twin) return err;

@@ -53,6 +53,9 @@ describe('OAuth error catalogue', () => {
     expect(e.toBody('i')).toEqual({ code: 400, errno: 101, error: 'Bad Request', message: OAUTH_ERRORS.UNKNOWN_CLIENT.message, info: 'i', clientId: 'abcd' });
     const v = toOAuthError(appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: ['scope'] } }, 'Invalid parameter in request body: scope is too long'));
     expect(v.toBody('i')).toMatchObject({ errno: 109, message: 'Invalid parameter in request body: scope is too long', validation: { keys: ['scope'] } });
+    const tooLarge = appError('MALFORMED_REQUEST', {}, 'Malformed request: the header section is too large', 431);
+    expect(toOAuthError(tooLarge)).toBe(tooLarge);
+    expect(toOAuthError(appError('MALFORMED_REQUEST', {}, 'Malformed request: a body cut short')).toBody('i')).toMatchObject({ code: 400, errno: 109 });
     const throttled = appError('THROTTLED', { retryAfter: 3 });
     expect(toOAuthError(throttled)).toBe(throttled);
     expect(toOAuthError(appError('UNEXPECTED_ERROR', { requestId: 'r1' }), {}).toBody('i')).toMatchObject({ code: 500, errno: 999, requestId: 'r1' });

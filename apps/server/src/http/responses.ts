@@ -42,10 +42,13 @@ export function oauthResponses(ok: TSchema, errors: AuthErrorName[], options: { 
     return twin ? { catalogue: 'oauth', name: twin } : auth(name);
   });
   if (options.grantType) declared.push({ catalogue: 'oauth', name: 'INVALID_GRANT_TYPE' });
+  // A malformed request with a status other than 400 (405, 431, …) keeps the shared shape (toOAuthError).
+  if (all.includes('MALFORMED_REQUEST')) declared.push({ catalogue: 'auth', name: 'MALFORMED_REQUEST', exceptStatus: 400 });
   return errorResponses({ 200: ok }, declared);
 }
 
-type Declared = { catalogue: 'auth'; name: AuthErrorName } | { catalogue: 'oauth'; name: OAuthErrorName };
+/** One declared error; `exceptStatus` leaves out one of its statuses (one its twin answers instead). */
+type Declared = ({ catalogue: 'auth'; name: AuthErrorName } | { catalogue: 'oauth'; name: OAuthErrorName }) & { exceptStatus?: number };
 const auth = (name: AuthErrorName): Declared => ({ catalogue: 'auth', name });
 const definition = (d: Declared) => (d.catalogue === 'auth' ? AUTH_ERRORS[d.name] : OAUTH_ERRORS[d.name]);
 
@@ -54,25 +57,39 @@ const definition = (d: Declared) => (d.catalogue === 'auth' ? AUTH_ERRORS[d.name
  * routes (rate limiting declares 429/114 on every API route it checks).
  */
 export function withDeclaredErrors(response: Record<number, TSchema>, errors: AuthErrorName[]): Record<number, TSchema> {
+  // What is declared already keeps its statuses as they are; the new errors are added with theirs.
   const declared = Object.entries(response)
     .filter(([status]) => Number(status) >= 400)
-    .flatMap(([, schema]) => ((schema as { 'x-errors'?: { name: string; catalogue?: 'oauth' }[] })['x-errors'] ?? [])
-      .map((e) => ({ catalogue: e.catalogue ?? 'auth', name: e.name }) as Declared));
+    .flatMap(([status, schema]) => ((schema as { 'x-errors'?: { name: string; catalogue?: 'oauth' }[] })['x-errors'] ?? [])
+      .map((e): [number, Declared] => [Number(status), { catalogue: e.catalogue ?? 'auth', name: e.name } as Declared]));
   const ok = Object.fromEntries(Object.entries(response).filter(([status]) => Number(status) < 400));
-  return errorResponses(ok, [...declared, ...errors.map(auth)]);
+  return render(ok, [...declared, ...byStatuses(errors.map(auth))]);
 }
 
 function errorResponses(ok: Record<number, TSchema>, all: Declared[]): Record<number, TSchema> {
-  const byStatus = new Map<number, Declared[]>();
-  const seen = new Set<string>();
+  return render(ok, byStatuses(all));
+}
+
+/** Each declared error at each status it is sent with. */
+function byStatuses(all: Declared[]): [number, Declared][] {
+  const out: [number, Declared][] = [];
   for (const d of all) {
-    const key = `${d.catalogue}:${d.name}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
     const def = definition(d);
     for (const status of [def.status, ...((def as { otherStatuses?: readonly number[] }).otherStatuses ?? [])]) {
-      byStatus.set(status, [...(byStatus.get(status) ?? []), d]);
+      if (status !== d.exceptStatus) out.push([status, d]);
     }
+  }
+  return out;
+}
+
+function render(ok: Record<number, TSchema>, pairs: [number, Declared][]): Record<number, TSchema> {
+  const byStatus = new Map<number, Declared[]>();
+  const seen = new Set<string>();
+  for (const [status, d] of pairs) {
+    const key = `${status}:${d.catalogue}:${d.name}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), d]);
   }
   const out: Record<number, TSchema> = { ...ok };
   for (const [status, names] of [...byStatus].sort((a, b) => a[0] - b[0])) {

@@ -996,7 +996,8 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'SERVER_BUSY'
-    | 'INTERNAL_ERROR';
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
   oauthClient:
     | 'INVALID_JSON'
     | 'INVALID_PARAMETER'
@@ -1050,7 +1051,8 @@ export interface OperationErrors {
     | 'MISMATCH_ACR_VALUES'
     | 'SERVER_BUSY'
     | 'INSUFFICIENT_AAL'
-    | 'INTERNAL_ERROR';
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
   oauthToken:
     | 'ACCOUNT_UNVERIFIED'
     | 'INVALID_JSON'
@@ -1094,14 +1096,16 @@ export interface OperationErrors {
     | 'MISSING_PKCE_PARAMETERS'
     | 'INVALID_GRANT_TYPE'
     | 'SERVER_BUSY'
-    | 'INTERNAL_ERROR';
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
   jwks:
     | 'INVALID_PARAMETER'
     | 'INVALID_CONTENT_TYPE'
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'SERVER_BUSY'
-    | 'INTERNAL_ERROR';
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
   introspect:
     | 'UNKNOWN_CLIENT'
     | 'INCORRECT_SECRET'
@@ -1110,7 +1114,8 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'SERVER_BUSY'
-    | 'INTERNAL_ERROR';
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
   verify:
     | 'INVALID_TOKEN'
     | 'INVALID_PARAMETER'
@@ -1118,7 +1123,8 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'SERVER_BUSY'
-    | 'INTERNAL_ERROR';
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
   destroy:
     | 'UNKNOWN_CLIENT'
     | 'INCORRECT_SECRET'
@@ -1127,7 +1133,8 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'SERVER_BUSY'
-    | 'INTERNAL_ERROR';
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
   oauthDestroy:
     | 'INVALID_JSON'
     | 'INVALID_PARAMETER'
@@ -1199,7 +1206,8 @@ export interface OperationErrors {
     | 'STALE_AUTHENTICATION'
     | 'SERVER_BUSY'
     | 'INSUFFICIENT_AAL'
-    | 'INTERNAL_ERROR';
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
   authorizedClients:
     | 'INVALID_ASSERTION'
     | 'INVALID_PARAMETER'
@@ -1208,7 +1216,8 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'SERVER_BUSY'
-    | 'INTERNAL_ERROR';
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
   authorizedClientsDestroy:
     | 'INVALID_ASSERTION'
     | 'INVALID_TOKEN'
@@ -1220,7 +1229,8 @@ export interface OperationErrors {
     | 'THROTTLED'
     | 'SERVER_BUSY'
     | 'INSUFFICIENT_AAL'
-    | 'INTERNAL_ERROR';
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
   totpExists:
     | 'INVALID_REQUEST_SIGNATURE'
     | 'INVALID_TOKEN'
@@ -3699,7 +3709,7 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INVALID_PARAMETER (109),
    * INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
-   * INTERNAL_ERROR (999)
+   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
    * @example
    * const reply = await client.client(id);
    */
@@ -3802,7 +3812,8 @@ export class TesseraClient {
    * INVALID_ASSERTION (104), INVALID_PARAMETER (109), INVALID_RESPONSE_TYPE (110),
    * UNAUTHORIZED (111), FORBIDDEN (112), INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113),
    * INVALID_SCOPES (114), THROTTLED (114), MISSING_PKCE_PARAMETERS (118),
-   * MISMATCH_ACR_VALUES (120), SERVER_BUSY (201), INSUFFICIENT_AAL (222), INTERNAL_ERROR (999)
+   * MISMATCH_ACR_VALUES (120), SERVER_BUSY (201), INSUFFICIENT_AAL (222), INTERNAL_ERROR (999),
+   * MALFORMED_REQUEST (999)
    * @example
    * const reply = await client.authorization(sessionToken, { client_id });
    */
@@ -3892,7 +3903,7 @@ export class TesseraClient {
    * INVALID_TOKEN (108), INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113),
    * REQUEST_TOO_LARGE (113), INVALID_SCOPES (114), THROTTLED (114), INCORRECT_CODE_CHALLENGE (117),
    * MISSING_PKCE_PARAMETERS (118), INVALID_GRANT_TYPE (121), SERVER_BUSY (201),
-   * INTERNAL_ERROR (999)
+   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
    * @example
    * const reply = await client.token();
    */
@@ -3910,7 +3921,8 @@ export class TesseraClient {
    * `GET /v1/jwks`. No authentication.
    *
    * @throws {TesseraApiError} INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201), INTERNAL_ERROR (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201), INTERNAL_ERROR (999),
+   * MALFORMED_REQUEST (999)
    * @example
    * const reply = await client.jwks();
    */
@@ -3930,7 +3942,7 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INCORRECT_SECRET (102),
    * INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114),
-   * SERVER_BUSY (201), INTERNAL_ERROR (999)
+   * SERVER_BUSY (201), INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
    * @example
    * const reply = await client.introspect({ token });
    */
@@ -3951,7 +3963,7 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_TOKEN (108), INVALID_PARAMETER (109),
    * INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
-   * INTERNAL_ERROR (999)
+   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
    * @example
    * const reply = await client.verify({ token });
    */
@@ -3973,7 +3985,7 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INCORRECT_SECRET (102),
    * INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114),
-   * SERVER_BUSY (201), INTERNAL_ERROR (999)
+   * SERVER_BUSY (201), INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
    * @example
    * const reply = await client.destroy();
    */
@@ -4121,7 +4133,7 @@ export class TesseraClient {
    * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INVALID_ASSERTION (104),
    * INVALID_PARAMETER (109), UNAUTHORIZED (111), FORBIDDEN (112), INVALID_CONTENT_TYPE (113),
    * REQUEST_TOO_LARGE (113), INVALID_SCOPES (114), THROTTLED (114), STALE_AUTHENTICATION (119),
-   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), INTERNAL_ERROR (999)
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
    * @example
    * const reply = await client.keyData(sessionToken, { client_id, scope });
    */
@@ -4146,7 +4158,7 @@ export class TesseraClient {
    *
    * @throws {TesseraApiError} INVALID_ASSERTION (104), INVALID_PARAMETER (109), UNAUTHORIZED (111),
    * INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
-   * INTERNAL_ERROR (999)
+   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
    * @example
    * const reply = await client.authorizedClients(sessionToken);
    */
@@ -4173,7 +4185,7 @@ export class TesseraClient {
    * @throws {TesseraApiError} INVALID_ASSERTION (104), INVALID_TOKEN (108),
    * INVALID_PARAMETER (109), UNAUTHORIZED (111), FORBIDDEN (112), INVALID_CONTENT_TYPE (113),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201), INSUFFICIENT_AAL (222),
-   * INTERNAL_ERROR (999)
+   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
    * @example
    * const reply = await client.authorizedClientsDestroy(sessionToken, { client_id });
    */

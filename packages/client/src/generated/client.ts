@@ -924,313 +924,6 @@ export interface OperationErrors {
   browserid:
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
-  geoEligibility:
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'SERVER_BUSY'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
-  supportTicket:
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'SESSION_UNVERIFIED'
-    | 'SERVER_BUSY'
-    | 'FEATURE_NOT_ENABLED'
-    | 'INSUFFICIENT_AAL'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
-  newsletters:
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'SERVER_BUSY'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
-  newslettersUpdate:
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'SESSION_UNVERIFIED'
-    | 'SERVER_BUSY'
-    | 'INSUFFICIENT_AAL'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
-  getRandomBytes:
-    | 'THROTTLED'
-    | 'SERVER_BUSY'
-    | 'UNEXPECTED_ERROR';
-  client:
-    | 'UNKNOWN_CLIENT'
-    | 'INVALID_PARAMETER'
-    | 'INVALID_CONTENT_TYPE'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'SERVER_BUSY'
-    | 'INTERNAL_ERROR'
-    | 'MALFORMED_REQUEST';
-  oauthClient:
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'UNKNOWN_CLIENT_ID'
-    | 'SERVER_BUSY'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
-  oauthAuthorization:
-    | 'ACCOUNT_UNVERIFIED'
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'SESSION_UNVERIFIED'
-    | 'UNKNOWN_CLIENT_ID'
-    | 'INVALID_SCOPES'
-    | 'INCORRECT_REDIRECT_URI'
-    | 'INVALID_RESPONSE_TYPE'
-    | 'MISSING_PKCE_PARAMETERS'
-    | 'INSUFFICIENT_ACR_VALUES'
-    | 'SERVER_BUSY'
-    | 'INSUFFICIENT_AAL'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
-  authorizationPage:
-    | 'THROTTLED'
-    | 'SERVER_BUSY';
-  authorization:
-    | 'UNKNOWN_CLIENT'
-    | 'INCORRECT_REDIRECT'
-    | 'INVALID_ASSERTION'
-    | 'INVALID_PARAMETER'
-    | 'INVALID_RESPONSE_TYPE'
-    | 'UNAUTHORIZED'
-    | 'FORBIDDEN'
-    | 'INVALID_CONTENT_TYPE'
-    | 'REQUEST_TOO_LARGE'
-    | 'INVALID_SCOPES'
-    | 'THROTTLED'
-    | 'MISSING_PKCE_PARAMETERS'
-    | 'MISMATCH_ACR_VALUES'
-    | 'SERVER_BUSY'
-    | 'INSUFFICIENT_AAL'
-    | 'INTERNAL_ERROR'
-    | 'MALFORMED_REQUEST';
-  oauthToken:
-    | 'ACCOUNT_UNVERIFIED'
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'SESSION_UNVERIFIED'
-    | 'UNKNOWN_CLIENT_ID'
-    | 'INVALID_SCOPES'
-    | 'INCORRECT_REDIRECT_URI'
-    | 'MISSING_PKCE_PARAMETERS'
-    | 'INCORRECT_CLIENT_SECRET'
-    | 'UNKNOWN_AUTHORIZATION_CODE'
-    | 'MISMATCH_AUTHORIZATION_CODE'
-    | 'EXPIRED_AUTHORIZATION_CODE'
-    | 'INVALID_PKCE_CHALLENGE'
-    | 'REFRESH_TOKEN_UNKNOWN'
-    | 'SERVER_BUSY'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
-  token:
-    | 'UNKNOWN_CLIENT'
-    | 'INCORRECT_SECRET'
-    | 'INCORRECT_REDIRECT'
-    | 'UNKNOWN_CODE'
-    | 'INCORRECT_CODE'
-    | 'EXPIRED_CODE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_PARAMETER'
-    | 'INVALID_CONTENT_TYPE'
-    | 'REQUEST_TOO_LARGE'
-    | 'INVALID_SCOPES'
-    | 'THROTTLED'
-    | 'INCORRECT_CODE_CHALLENGE'
-    | 'MISSING_PKCE_PARAMETERS'
-    | 'INVALID_GRANT_TYPE'
-    | 'SERVER_BUSY'
-    | 'INTERNAL_ERROR'
-    | 'MALFORMED_REQUEST';
-  jwks:
-    | 'INVALID_PARAMETER'
-    | 'INVALID_CONTENT_TYPE'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'SERVER_BUSY'
-    | 'INTERNAL_ERROR'
-    | 'MALFORMED_REQUEST';
-  introspect:
-    | 'UNKNOWN_CLIENT'
-    | 'INCORRECT_SECRET'
-    | 'INVALID_PARAMETER'
-    | 'INVALID_CONTENT_TYPE'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'SERVER_BUSY'
-    | 'INTERNAL_ERROR'
-    | 'MALFORMED_REQUEST';
-  verify:
-    | 'INVALID_TOKEN'
-    | 'INVALID_PARAMETER'
-    | 'INVALID_CONTENT_TYPE'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'SERVER_BUSY'
-    | 'INTERNAL_ERROR'
-    | 'MALFORMED_REQUEST';
-  destroy:
-    | 'UNKNOWN_CLIENT'
-    | 'INCORRECT_SECRET'
-    | 'INVALID_PARAMETER'
-    | 'INVALID_CONTENT_TYPE'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'SERVER_BUSY'
-    | 'INTERNAL_ERROR'
-    | 'MALFORMED_REQUEST';
-  oauthDestroy:
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'UNKNOWN_CLIENT_ID'
-    | 'INCORRECT_CLIENT_SECRET'
-    | 'SERVER_BUSY'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
-  oauthIdTokenVerify:
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'INVALID_TOKEN'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'SERVER_BUSY'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
-  userinfo:
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'SERVER_BUSY'
-    | 'UNEXPECTED_ERROR';
-  profile:
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'SERVER_BUSY'
-    | 'UNEXPECTED_ERROR';
-  accountScopedKeyData:
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'SESSION_UNVERIFIED'
-    | 'UNKNOWN_CLIENT_ID'
-    | 'INVALID_SCOPES'
-    | 'STALE_AUTH_AT'
-    | 'SERVER_BUSY'
-    | 'INSUFFICIENT_AAL'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
-  keyData:
-    | 'UNKNOWN_CLIENT'
-    | 'INVALID_ASSERTION'
-    | 'INVALID_PARAMETER'
-    | 'UNAUTHORIZED'
-    | 'FORBIDDEN'
-    | 'INVALID_CONTENT_TYPE'
-    | 'REQUEST_TOO_LARGE'
-    | 'INVALID_SCOPES'
-    | 'THROTTLED'
-    | 'STALE_AUTHENTICATION'
-    | 'SERVER_BUSY'
-    | 'INSUFFICIENT_AAL'
-    | 'INTERNAL_ERROR'
-    | 'MALFORMED_REQUEST';
-  authorizedClients:
-    | 'INVALID_ASSERTION'
-    | 'INVALID_PARAMETER'
-    | 'UNAUTHORIZED'
-    | 'INVALID_CONTENT_TYPE'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'SERVER_BUSY'
-    | 'INTERNAL_ERROR'
-    | 'MALFORMED_REQUEST';
-  authorizedClientsDestroy:
-    | 'INVALID_ASSERTION'
-    | 'INVALID_TOKEN'
-    | 'INVALID_PARAMETER'
-    | 'UNAUTHORIZED'
-    | 'FORBIDDEN'
-    | 'INVALID_CONTENT_TYPE'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'SERVER_BUSY'
-    | 'INSUFFICIENT_AAL'
-    | 'INTERNAL_ERROR'
-    | 'MALFORMED_REQUEST';
   totpExists:
     | 'INVALID_REQUEST_SIGNATURE'
     | 'INVALID_TOKEN'
@@ -1798,50 +1491,6 @@ export interface OperationErrors {
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
-  linkedAccountLogin:
-    | 'ACCOUNT_EXISTS'
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'LOGIN_WITH_SECONDARY_EMAIL'
-    | 'LOGIN_WITH_INVALID_EMAIL'
-    | 'SERVER_BUSY'
-    | 'FEATURE_NOT_ENABLED'
-    | 'THIRD_PARTY_ACCOUNT_ERROR'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
-  linkedAccountUnlink:
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'SESSION_UNVERIFIED'
-    | 'SERVER_BUSY'
-    | 'UNABLE_TO_LOGIN_NO_PASSWORD_SET'
-    | 'INSUFFICIENT_AAL'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
-  linkedAccountAppleNotification:
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'SERVER_BUSY'
-    | 'FEATURE_NOT_ENABLED'
-    | 'THIRD_PARTY_ACCOUNT_ERROR'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
   recoveryKeyGet:
     | 'INVALID_JSON'
     | 'INVALID_PARAMETER'
@@ -1959,6 +1608,167 @@ export interface OperationErrors {
     | 'SERVER_BUSY'
     | 'INVALID_MFA_TOKEN'
     | 'UNEXPECTED_ERROR';
+  linkedAccountLogin:
+    | 'ACCOUNT_EXISTS'
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'LOGIN_WITH_SECONDARY_EMAIL'
+    | 'LOGIN_WITH_INVALID_EMAIL'
+    | 'SERVER_BUSY'
+    | 'FEATURE_NOT_ENABLED'
+    | 'THIRD_PARTY_ACCOUNT_ERROR'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  linkedAccountUnlink:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'UNABLE_TO_LOGIN_NO_PASSWORD_SET'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  linkedAccountAppleNotification:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'FEATURE_NOT_ENABLED'
+    | 'THIRD_PARTY_ACCOUNT_ERROR'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  client:
+    | 'UNKNOWN_CLIENT'
+    | 'INVALID_PARAMETER'
+    | 'INVALID_CONTENT_TYPE'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
+  oauthClient:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  oauthAuthorization:
+    | 'ACCOUNT_UNVERIFIED'
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'INCORRECT_REDIRECT_URI'
+    | 'INVALID_RESPONSE_TYPE'
+    | 'MISSING_PKCE_PARAMETERS'
+    | 'INSUFFICIENT_ACR_VALUES'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  authorizationPage:
+    | 'THROTTLED'
+    | 'SERVER_BUSY';
+  authorization:
+    | 'UNKNOWN_CLIENT'
+    | 'INCORRECT_REDIRECT'
+    | 'INVALID_ASSERTION'
+    | 'INVALID_PARAMETER'
+    | 'INVALID_RESPONSE_TYPE'
+    | 'UNAUTHORIZED'
+    | 'FORBIDDEN'
+    | 'INVALID_CONTENT_TYPE'
+    | 'REQUEST_TOO_LARGE'
+    | 'INVALID_SCOPES'
+    | 'THROTTLED'
+    | 'MISSING_PKCE_PARAMETERS'
+    | 'MISMATCH_ACR_VALUES'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
+  oauthToken:
+    | 'ACCOUNT_UNVERIFIED'
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'INCORRECT_REDIRECT_URI'
+    | 'MISSING_PKCE_PARAMETERS'
+    | 'INCORRECT_CLIENT_SECRET'
+    | 'UNKNOWN_AUTHORIZATION_CODE'
+    | 'MISMATCH_AUTHORIZATION_CODE'
+    | 'EXPIRED_AUTHORIZATION_CODE'
+    | 'INVALID_PKCE_CHALLENGE'
+    | 'REFRESH_TOKEN_UNKNOWN'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  token:
+    | 'UNKNOWN_CLIENT'
+    | 'INCORRECT_SECRET'
+    | 'INCORRECT_REDIRECT'
+    | 'UNKNOWN_CODE'
+    | 'INCORRECT_CODE'
+    | 'EXPIRED_CODE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_PARAMETER'
+    | 'INVALID_CONTENT_TYPE'
+    | 'REQUEST_TOO_LARGE'
+    | 'INVALID_SCOPES'
+    | 'THROTTLED'
+    | 'INCORRECT_CODE_CHALLENGE'
+    | 'MISSING_PKCE_PARAMETERS'
+    | 'INVALID_GRANT_TYPE'
+    | 'SERVER_BUSY'
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
+  jwks:
+    | 'INVALID_PARAMETER'
+    | 'INVALID_CONTENT_TYPE'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
   fxaClientConfiguration:
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
@@ -1966,6 +1776,196 @@ export interface OperationErrors {
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   oauthAuthorizationServer:
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  introspect:
+    | 'UNKNOWN_CLIENT'
+    | 'INCORRECT_SECRET'
+    | 'INVALID_PARAMETER'
+    | 'INVALID_CONTENT_TYPE'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
+  verify:
+    | 'INVALID_TOKEN'
+    | 'INVALID_PARAMETER'
+    | 'INVALID_CONTENT_TYPE'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
+  destroy:
+    | 'UNKNOWN_CLIENT'
+    | 'INCORRECT_SECRET'
+    | 'INVALID_PARAMETER'
+    | 'INVALID_CONTENT_TYPE'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
+  oauthDestroy:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INCORRECT_CLIENT_SECRET'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  oauthIdTokenVerify:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_TOKEN'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  userinfo:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  profile:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'UNEXPECTED_ERROR';
+  accountScopedKeyData:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'UNKNOWN_CLIENT_ID'
+    | 'INVALID_SCOPES'
+    | 'STALE_AUTH_AT'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  keyData:
+    | 'UNKNOWN_CLIENT'
+    | 'INVALID_ASSERTION'
+    | 'INVALID_PARAMETER'
+    | 'UNAUTHORIZED'
+    | 'FORBIDDEN'
+    | 'INVALID_CONTENT_TYPE'
+    | 'REQUEST_TOO_LARGE'
+    | 'INVALID_SCOPES'
+    | 'THROTTLED'
+    | 'STALE_AUTHENTICATION'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
+  authorizedClients:
+    | 'INVALID_ASSERTION'
+    | 'INVALID_PARAMETER'
+    | 'UNAUTHORIZED'
+    | 'INVALID_CONTENT_TYPE'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
+  authorizedClientsDestroy:
+    | 'INVALID_ASSERTION'
+    | 'INVALID_TOKEN'
+    | 'INVALID_PARAMETER'
+    | 'UNAUTHORIZED'
+    | 'FORBIDDEN'
+    | 'INVALID_CONTENT_TYPE'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'INTERNAL_ERROR'
+    | 'MALFORMED_REQUEST';
+  geoEligibility:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  supportTicket:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'FEATURE_NOT_ENABLED'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  newsletters:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  newslettersUpdate:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  getRandomBytes:
+    | 'THROTTLED'
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
 }
@@ -3575,631 +3575,6 @@ export class TesseraClient {
   }
 
   /**
-   * Whether a feature is offered where the caller is.
-   *
-   * Looks the request's address up in the location database (GEOIP_DATABASE_FILE) and answers
-   * whether its country is one of those GEO_ELIGIBILITY_RULES lists for the feature. A feature not
-   * configured, an address the database does not know, or no database at all: `eligible: false`.
-   * `region` is the country found (ISO 3166-1 alpha-2, lower case), null when unknown.
-   *
-   * `GET /v1/geo/eligibility/{feature}`. Authenticates with a sessionToken.
-   *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.geoEligibility(sessionToken, feature);
-   */
-  geoEligibility(
-    sessionToken: string,
-    feature: string,
-  ): Promise<Reply<'/v1/geo/eligibility/{feature}', 'get'>> {
-    return this.transport.request({
-      method: 'GET', path: `/geo/eligibility/${encodeURIComponent(feature)}`,
-      token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
-   * File a support ticket.
-   *
-   * Stores the ticket and forwards it to the helpdesk webhook (SUPPORT_WEBHOOK_URL, signed, see the
-   * portal's support page). Authenticated by a confirmed session (the ticket is the account's, with
-   * its primary address; an unconfirmed one gets 400/138), or, for a trusted helpdesk front end, by
-   * the support secret in the `Tessera-Support-Secret` header (then `email` is required, 400/108).
-   * Neither: 401/110. `success` says whether the helpdesk accepted the ticket now; when it did not,
-   * `error` says so and the ticket is forwarded again later (retries with doubling waits, also
-   * after a restart). `ticket` is Tessera's id of the ticket either way. 503/202 when no helpdesk
-   * webhook is configured.
-   *
-   * `POST /v1/support/ticket`. Authenticates with a sessionToken, or anonymously.
-   *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
-   * SERVER_BUSY (201), FEATURE_NOT_ENABLED (202), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.supportTicket({ sessionToken }, { productName, topic, message });
-   */
-  supportTicket(
-    auth: { sessionToken: string } | undefined,
-    body: Body<'/v1/support/ticket', 'post'>,
-  ): Promise<Reply<'/v1/support/ticket', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/support/ticket', body,
-      token: auth && tokenRef(auth),
-    });
-  }
-
-  /**
-   * The account's newsletters.
-   *
-   * The newsletters the account is subscribed to, in alphabetical order.
-   *
-   * `GET /v1/newsletters`. Authenticates with a sessionToken.
-   *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.newsletters(sessionToken);
-   */
-  newsletters(sessionToken: string): Promise<Reply<'/v1/newsletters', 'get'>> {
-    return this.transport.request({
-      method: 'GET', path: '/newsletters',
-      token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
-   * Set the account's newsletters.
-   *
-   * The account's subscriptions become exactly `newsletters` (an empty list unsubscribes from all).
-   * When they changed and NEWSLETTER_WEBHOOK_URL is set, the mailing-list service is told (event
-   * `newsletters.updated` with the full list and what was added and removed; signed, retried until
-   * accepted). Needs a confirmed session (400/138).
-   *
-   * `POST /v1/newsletters`. Authenticates with a sessionToken.
-   *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
-   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.newslettersUpdate(sessionToken, { newsletters });
-   */
-  newslettersUpdate(
-    sessionToken: string,
-    body: Body<'/v1/newsletters', 'post'>,
-  ): Promise<Reply<'/v1/newsletters', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/newsletters', body,
-      token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
-   * 32 random bytes.
-   *
-   * From the server's CSPRNG, for clients without a good source of their own.
-   *
-   * `POST /v1/get_random_bytes`. No authentication.
-   *
-   * @throws {TesseraApiError} THROTTLED (114), SERVER_BUSY (201), UNEXPECTED_ERROR (999)
-   * @example
-   * const reply = await client.getRandomBytes();
-   */
-  getRandomBytes(): Promise<Reply<'/v1/get_random_bytes', 'post'>> {
-    return this.transport.request({ method: 'POST', path: '/get_random_bytes' });
-  }
-
-  /**
-   * An OAuth client's public details.
-   *
-   * What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it
-   * is trusted (first-party), and its first registered redirect URI. Nothing secret. Answers from
-   * the OAuth server's error catalogue: an unknown id 400/101 with `clientId`, an id that is not 16
-   * hex characters 400/109.
-   *
-   * `GET /v1/client/{id}`. No authentication.
-   *
-   * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INVALID_PARAMETER (109),
-   * INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
-   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
-   * @example
-   * const reply = await client.client(id);
-   */
-  client(id: string): Promise<Reply<'/v1/client/{id}', 'get'>> {
-    return this.transport.request({
-      method: 'GET', path: `/client/${encodeURIComponent(id)}`, catalogue: 'oauth',
-    });
-  }
-
-  /**
-   * An OAuth client's public details (auth-server path).
-   *
-   * What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it
-   * is trusted (first-party), and its first registered redirect URI. Nothing secret. An unknown id
-   * answers 400/162 with `clientId`; an id that is not 16 hex characters 400/107. The same answer
-   * as GET /client/{id}, with auth-server errnos.
-   *
-   * `GET /v1/oauth/client/{client_id}`. No authentication.
-   *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.oauthClient(client_id);
-   */
-  oauthClient(client_id: string): Promise<Reply<'/v1/oauth/client/{client_id}', 'get'>> {
-    return this.transport.request({
-      method: 'GET', path: `/oauth/client/${encodeURIComponent(client_id)}`,
-    });
-  }
-
-  /**
-   * Authorize a relying party.
-   *
-   * Issues an authorization code for the signed-in person (a confirmed session on a confirmed
-   * account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`,
-   * when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with
-   * `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169);
-   * `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The
-   * code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.
-   *
-   * `POST /v1/oauth/authorization`. Authenticates with a sessionToken.
-   *
-   * @throws {TesseraApiError} ACCOUNT_UNVERIFIED (104), INVALID_JSON (106),
-   * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
-   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
-   * INVALID_NONCE (115), SESSION_UNVERIFIED (138), UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163),
-   * INCORRECT_REDIRECT_URI (167), INVALID_RESPONSE_TYPE (168), MISSING_PKCE_PARAMETERS (169),
-   * INSUFFICIENT_ACR_VALUES (170), SERVER_BUSY (201), INSUFFICIENT_AAL (222),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.oauthAuthorization(sessionToken, { client_id });
-   */
-  oauthAuthorization(
-    sessionToken: string,
-    body: Body<'/v1/oauth/authorization', 'post'>,
-  ): Promise<Reply<'/v1/oauth/authorization', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/oauth/authorization', body,
-      token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
-   * The browser's authorization entry (not available yet).
-   *
-   * Where a relying party sends a browser. The account web app's sign-in and consent pages are not
-   * part of this server yet: this answers 200 with an HTML page saying so, whatever the query. Use
-   * POST /oauth/authorization with a session token.
-   *
-   * `GET /v1/authorization`. No authentication.
-   *
-   * @throws {TesseraApiError} THROTTLED (114), SERVER_BUSY (201)
-   * @example
-   * const reply = await client.authorizationPage();
-   */
-  authorizationPage(): Promise<Reply<'/v1/authorization', 'get'>> {
-    return this.transport.request({ method: 'GET', path: '/authorization' });
-  }
-
-  /**
-   * Authorize a relying party (OAuth server path).
-   *
-   * Issues an authorization code for the signed-in person (a confirmed session on a confirmed
-   * account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`,
-   * when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with
-   * `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169);
-   * `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The
-   * code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes. This
-   * path answers from the OAuth server's error catalogue (the portal's error reference, OAuth
-   * section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103
-   * redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client's code,
-   * 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111
-   * bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE
-   * mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.
-   *
-   * `POST /v1/authorization`. Authenticates with a sessionToken.
-   *
-   * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INCORRECT_REDIRECT (103),
-   * INVALID_ASSERTION (104), INVALID_PARAMETER (109), INVALID_RESPONSE_TYPE (110),
-   * UNAUTHORIZED (111), FORBIDDEN (112), INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113),
-   * INVALID_SCOPES (114), THROTTLED (114), MISSING_PKCE_PARAMETERS (118),
-   * MISMATCH_ACR_VALUES (120), SERVER_BUSY (201), INSUFFICIENT_AAL (222), INTERNAL_ERROR (999),
-   * MALFORMED_REQUEST (999)
-   * @example
-   * const reply = await client.authorization(sessionToken, { client_id });
-   */
-  authorization(
-    sessionToken: string,
-    body: Body<'/v1/authorization', 'post'>,
-  ): Promise<Reply<'/v1/authorization', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/authorization', body, catalogue: 'oauth',
-      token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
-   * Get tokens.
-   *
-   * Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or
-   * `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization:
-   * Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a
-   * wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown
-   * code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not
-   * matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is
-   * single use: a second use answers 400/172 and revokes the access and refresh tokens the first
-   * use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for
-   * first-party clients registered with canGrant; the session authorizes directly,
-   * `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or
-   * another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients
-   * registered with refresh-token rotation get a new refresh token each time and the one used stops
-   * working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds,
-   * ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with
-   * `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization
-   * request carried one.
-   *
-   * `POST /v1/oauth/token`. Authenticates with a sessionToken, or anonymously.
-   *
-   * @throws {TesseraApiError} ACCOUNT_UNVERIFIED (104), INVALID_JSON (106),
-   * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
-   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
-   * INVALID_NONCE (115), SESSION_UNVERIFIED (138), UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163),
-   * INCORRECT_REDIRECT_URI (167), MISSING_PKCE_PARAMETERS (169), INCORRECT_CLIENT_SECRET (171),
-   * UNKNOWN_AUTHORIZATION_CODE (172), MISMATCH_AUTHORIZATION_CODE (173),
-   * EXPIRED_AUTHORIZATION_CODE (174), INVALID_PKCE_CHALLENGE (175), REFRESH_TOKEN_UNKNOWN (182),
-   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.oauthToken({ sessionToken });
-   */
-  oauthToken(
-    auth?: { sessionToken: string },
-    body: Body<'/v1/oauth/token', 'post'> = {},
-  ): Promise<Reply<'/v1/oauth/token', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/oauth/token', body,
-      token: auth && tokenRef(auth),
-    });
-  }
-
-  /**
-   * Get tokens (OAuth server path).
-   *
-   * Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or
-   * `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization:
-   * Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a
-   * wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown
-   * code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not
-   * matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is
-   * single use: a second use answers 400/172 and revokes the access and refresh tokens the first
-   * use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for
-   * first-party clients registered with canGrant; the session authorizes directly,
-   * `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or
-   * another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients
-   * registered with refresh-token rotation get a new refresh token each time and the one used stops
-   * working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds,
-   * ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with
-   * `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization
-   * request carried one. This path answers from the OAuth server's error catalogue (the portal's
-   * error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102
-   * incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106
-   * another client's code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter,
-   * 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114
-   * scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.
-   *
-   * `POST /v1/token`. No authentication.
-   *
-   * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INCORRECT_SECRET (102),
-   * INCORRECT_REDIRECT (103), UNKNOWN_CODE (105), INCORRECT_CODE (106), EXPIRED_CODE (107),
-   * INVALID_TOKEN (108), INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113),
-   * REQUEST_TOO_LARGE (113), INVALID_SCOPES (114), THROTTLED (114), INCORRECT_CODE_CHALLENGE (117),
-   * MISSING_PKCE_PARAMETERS (118), INVALID_GRANT_TYPE (121), SERVER_BUSY (201),
-   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
-   * @example
-   * const reply = await client.token();
-   */
-  token(body: Body<'/v1/token', 'post'> = {}): Promise<Reply<'/v1/token', 'post'>> {
-    return this.transport.request({ method: 'POST', path: '/token', body, catalogue: 'oauth' });
-  }
-
-  /**
-   * The keys that sign id_tokens.
-   *
-   * A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens are valid (`kid` names the
-   * key in a token's header): the current key, and during a rotation the next key
-   * (OAUTH_NEXT_SIGNING_KEY_FILE) and the previous one (OAUTH_PREVIOUS_SIGNING_KEY_FILE).
-   *
-   * `GET /v1/jwks`. No authentication.
-   *
-   * @throws {TesseraApiError} INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201), INTERNAL_ERROR (999),
-   * MALFORMED_REQUEST (999)
-   * @example
-   * const reply = await client.jwks();
-   */
-  jwks(): Promise<Reply<'/v1/jwks', 'get'>> {
-    return this.transport.request({ method: 'GET', path: '/jwks', catalogue: 'oauth' });
-  }
-
-  /**
-   * Introspect a token (RFC 7662).
-   *
-   * The calling client authenticates like at /token (Basic, `client_secret`, or `client_id` alone
-   * for a public client) and learns about its own access and refresh tokens: `active: true` with
-   * scope, client_id, token_type, iat, exp (seconds, per the RFC), sub, iss and jti. Unknown,
-   * expired, revoked and other clients' tokens all answer `{active: false}`.
-   *
-   * `POST /v1/introspect`. No authentication.
-   *
-   * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INCORRECT_SECRET (102),
-   * INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114),
-   * SERVER_BUSY (201), INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
-   * @example
-   * const reply = await client.introspect({ token });
-   */
-  introspect(body: Body<'/v1/introspect', 'post'>): Promise<Reply<'/v1/introspect', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/introspect', body, catalogue: 'oauth',
-    });
-  }
-
-  /**
-   * Verify an access token.
-   *
-   * For resource servers: the live access token's account (`user`), client, scopes (an array), the
-   * account's `generation` (when its password was last set, ms) and `profile_changed_at` (ms).
-   * 400/108 (OAuth catalogue) when the token is unknown, expired or revoked.
-   *
-   * `POST /v1/verify`. No authentication.
-   *
-   * @throws {TesseraApiError} INVALID_TOKEN (108), INVALID_PARAMETER (109),
-   * INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
-   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
-   * @example
-   * const reply = await client.verify({ token });
-   */
-  verify(body: Body<'/v1/verify', 'post'>): Promise<Reply<'/v1/verify', 'post'>> {
-    return this.transport.request({ method: 'POST', path: '/verify', body, catalogue: 'oauth' });
-  }
-
-  /**
-   * Revoke a token (RFC 7009).
-   *
-   * The calling client authenticates like at /token and revokes one of its own access or refresh
-   * tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says,
-   * the answer is `{}` whether or not the token existed or was the client's (another client's token
-   * is left alone). /destroy answers errors from the OAuth server's catalogue (unknown client
-   * 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth
-   * server's (400/162, 400/171, 400/107 or 108).
-   *
-   * `POST /v1/destroy`. No authentication.
-   *
-   * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INCORRECT_SECRET (102),
-   * INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114),
-   * SERVER_BUSY (201), INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
-   * @example
-   * const reply = await client.destroy();
-   */
-  destroy(body: Body<'/v1/destroy', 'post'> = {}): Promise<Reply<'/v1/destroy', 'post'>> {
-    return this.transport.request({ method: 'POST', path: '/destroy', body, catalogue: 'oauth' });
-  }
-
-  /**
-   * Revoke a token (RFC 7009, auth-server path).
-   *
-   * The calling client authenticates like at /token and revokes one of its own access or refresh
-   * tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says,
-   * the answer is `{}` whether or not the token existed or was the client's (another client's token
-   * is left alone). /destroy answers errors from the OAuth server's catalogue (unknown client
-   * 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth
-   * server's (400/162, 400/171, 400/107 or 108).
-   *
-   * `POST /v1/oauth/destroy`. No authentication.
-   *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162),
-   * INCORRECT_CLIENT_SECRET (171), SERVER_BUSY (201), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.oauthDestroy();
-   */
-  oauthDestroy(
-    body: Body<'/v1/oauth/destroy', 'post'> = {},
-  ): Promise<Reply<'/v1/oauth/destroy', 'post'>> {
-    return this.transport.request({ method: 'POST', path: '/oauth/destroy', body });
-  }
-
-  /**
-   * Verify an id_token.
-   *
-   * Checks an id_token this server issued to `client_id`: RS256 signature with a key of /jwks,
-   * `iss`, `aud`, `exp` (with up to `expiry_grace_period` seconds of grace). Answers its claims;
-   * 401/110 when any check fails.
-   *
-   * `POST /v1/oauth/id-token-verify`. No authentication.
-   *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * INVALID_TOKEN (110), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.oauthIdTokenVerify({ client_id, id_token });
-   */
-  oauthIdTokenVerify(
-    body: Body<'/v1/oauth/id-token-verify', 'post'>,
-  ): Promise<Reply<'/v1/oauth/id-token-verify', 'post'>> {
-    return this.transport.request({ method: 'POST', path: '/oauth/id-token-verify', body });
-  }
-
-  /**
-   * OpenID Connect userinfo.
-   *
-   * The person's claims as the access token's scopes allow: `sub` always; `email` and
-   * `email_verified` with `profile` or `profile:email`; `locale` with `profile:locale`; `amr` with
-   * `profile:amr`.
-   *
-   * `GET /v1/userinfo`. Authenticates with an OAuth access token.
-   *
-   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
-   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
-   * UNEXPECTED_ERROR (999)
-   * @example
-   * const reply = await client.userinfo(accessToken);
-   */
-  userinfo(accessToken: string): Promise<Reply<'/v1/userinfo', 'get'>> {
-    return this.transport.request({
-      method: 'GET', path: '/userinfo',
-      token: { type: 'oauth', value: accessToken },
-    });
-  }
-
-  /**
-   * The profile browsers read.
-   *
-   * With an OAuth access token: `uid` always, the rest as its scopes allow (`profile` covers all;
-   * `profile:email`, `profile:locale`, `profile:amr`, `profile:account_disabled_at`,
-   * `profile:account_locked_at`).
-   *
-   * `GET /v1/profile`. Authenticates with an OAuth access token.
-   *
-   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
-   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
-   * UNEXPECTED_ERROR (999)
-   * @example
-   * const reply = await client.profile(accessToken);
-   */
-  profile(accessToken: string): Promise<Reply<'/v1/profile', 'get'>> {
-    return this.transport.request({
-      method: 'GET', path: '/profile',
-      token: { type: 'oauth', value: accessToken },
-    });
-  }
-
-  /**
-   * Scoped-key metadata.
-   *
-   * For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the
-   * client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the
-   * signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in
-   * @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`.
-   * Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when
-   * the session signed in before the account's keys last changed. Needs a confirmed session.
-   * /key-data answers the OAuth server's errnos instead: 101 unknown client, 114 scopes, 119 stale
-   * sign-in, 112 unconfirmed session.
-   *
-   * `POST /v1/account/scoped-key-data`. Authenticates with a sessionToken.
-   *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
-   * UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163), STALE_AUTH_AT (164), SERVER_BUSY (201),
-   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.accountScopedKeyData(sessionToken, { client_id, scope });
-   */
-  accountScopedKeyData(
-    sessionToken: string,
-    body: Body<'/v1/account/scoped-key-data', 'post'>,
-  ): Promise<Reply<'/v1/account/scoped-key-data', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/account/scoped-key-data', body,
-      token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
-   * Scoped-key metadata (OAuth server path).
-   *
-   * For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the
-   * client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the
-   * signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in
-   * @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`.
-   * Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when
-   * the session signed in before the account's keys last changed. Needs a confirmed session.
-   * /key-data answers the OAuth server's errnos instead: 101 unknown client, 114 scopes, 119 stale
-   * sign-in, 112 unconfirmed session.
-   *
-   * `POST /v1/key-data`. Authenticates with a sessionToken.
-   *
-   * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INVALID_ASSERTION (104),
-   * INVALID_PARAMETER (109), UNAUTHORIZED (111), FORBIDDEN (112), INVALID_CONTENT_TYPE (113),
-   * REQUEST_TOO_LARGE (113), INVALID_SCOPES (114), THROTTLED (114), STALE_AUTHENTICATION (119),
-   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
-   * @example
-   * const reply = await client.keyData(sessionToken, { client_id, scope });
-   */
-  keyData(
-    sessionToken: string,
-    body: Body<'/v1/key-data', 'post'>,
-  ): Promise<Reply<'/v1/key-data', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/key-data', body, catalogue: 'oauth',
-      token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
-   * The clients the account has authorized.
-   *
-   * One entry per refresh token (with `refresh_token_id`), and one per client that holds only live
-   * access tokens (without). Most recently used first. Errors come from the OAuth server's
-   * catalogue (an invalid session 401/104).
-   *
-   * `POST /v1/authorized-clients`. Authenticates with a sessionToken.
-   *
-   * @throws {TesseraApiError} INVALID_ASSERTION (104), INVALID_PARAMETER (109), UNAUTHORIZED (111),
-   * INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
-   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
-   * @example
-   * const reply = await client.authorizedClients(sessionToken);
-   */
-  authorizedClients(
-    sessionToken: string,
-    body: Body<'/v1/authorized-clients', 'post'> = {},
-  ): Promise<Reply<'/v1/authorized-clients', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/authorized-clients', body, catalogue: 'oauth',
-      token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
-   * Revoke an authorized client.
-   *
-   * With `refresh_token_id`: revokes that refresh token of the client (400/108 when the account has
-   * no such token of it). Without: revokes every refresh and access token the account granted the
-   * client. Needs a confirmed session (else 403/112). Errors come from the OAuth server's
-   * catalogue.
-   *
-   * `POST /v1/authorized-clients/destroy`. Authenticates with a sessionToken.
-   *
-   * @throws {TesseraApiError} INVALID_ASSERTION (104), INVALID_TOKEN (108),
-   * INVALID_PARAMETER (109), UNAUTHORIZED (111), FORBIDDEN (112), INVALID_CONTENT_TYPE (113),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201), INSUFFICIENT_AAL (222),
-   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
-   * @example
-   * const reply = await client.authorizedClientsDestroy(sessionToken, { client_id });
-   */
-  authorizedClientsDestroy(
-    sessionToken: string,
-    body: Body<'/v1/authorized-clients/destroy', 'post'>,
-  ): Promise<Reply<'/v1/authorized-clients/destroy', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/authorized-clients/destroy', body, catalogue: 'oauth',
-      token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
    * Is two-step authentication on.
    *
    * With a session (confirmed or not) or a password forgot token. `exists`: two-step is on;
@@ -5157,93 +4532,6 @@ export class TesseraClient {
   }
 
   /**
-   * Sign in with Google or Apple.
-   *
-   * Checks the provider's OpenID Connect id_token: its RS256 signature against the provider's
-   * published keys, `iss`, `aud` (one of the configured client ids), `exp` and `iat` (a few seconds
-   * of tolerance), and `nonce` when one is sent. A token is single-use. The token's subject, when
-   * linked, signs in to its account. Otherwise the address the provider verified links to the
-   * account whose confirmed primary address it is (or a stub awaiting setup), or opens a new
-   * account without a password (set one later with /password/create). An unconfirmed sign-up
-   * holding the address is replaced. An address the provider has not verified is refused (400/107
-   * on `idToken`), as is a token that fails any check (400/107 on `idToken` or `nonce`, the message
-   * says which check); a token is refused when used a second time. 500/205 when the provider's keys
-   * cannot be fetched (retry later). The session is confirmed, except on an account with two-step
-   * authentication: then it waits for the second factor (`verificationMethod: totp-2fa`, `verified:
-   * false`). No keyFetchToken is returned: keys come from the password. A provider that is not
-   * enabled answers 503/202.
-   *
-   * `POST /v1/linked_account/login`. No authentication.
-   *
-   * @throws {TesseraApiError} ACCOUNT_EXISTS (101), INVALID_JSON (106), INVALID_PARAMETER (107),
-   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), THROTTLED (114),
-   * LOGIN_WITH_SECONDARY_EMAIL (142), LOGIN_WITH_INVALID_EMAIL (149), SERVER_BUSY (201),
-   * FEATURE_NOT_ENABLED (202), THIRD_PARTY_ACCOUNT_ERROR (205), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.linkedAccountLogin({ provider, idToken });
-   */
-  linkedAccountLogin(
-    body: Body<'/v1/linked_account/login', 'post'>,
-  ): Promise<Reply<'/v1/linked_account/login', 'post'>> {
-    return this.transport.request({ method: 'POST', path: '/linked_account/login', body });
-  }
-
-  /**
-   * Unlink a Google or Apple account.
-   *
-   * Removes the account's link to the provider; the sessions opened through it end, except the
-   * calling one. Refused with 400/210 when it is the account's only way to sign in (no password and
-   * no other link), and with 400/107 when no such link exists. Needs a confirmed session.
-   *
-   * `POST /v1/linked_account/unlink`. Authenticates with a sessionToken.
-   *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
-   * SERVER_BUSY (201), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210), INSUFFICIENT_AAL (222),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.linkedAccountUnlink(sessionToken, { provider });
-   */
-  linkedAccountUnlink(
-    sessionToken: string,
-    body: Body<'/v1/linked_account/unlink', 'post'>,
-  ): Promise<Reply<'/v1/linked_account/unlink', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/linked_account/unlink', body,
-      token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
-   * Apple's server-to-server notifications.
-   *
-   * Register this URL with Apple. The body's `payload` is a JWT signed by Apple (checked like an
-   * id_token: Apple's keys, issuer, one of the Apple client ids as audience, at most a day old;
-   * else 400/107 on `payload`). `consent-revoked` disables the Apple link and `account-delete`
-   * removes it; both end the sessions it opened. `email-disabled` and `email-enabled` (private
-   * relay forwarding) update the address kept with the link. A subject that is not linked changes
-   * nothing. 503/202 unless LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED.
-   *
-   * `POST /v1/linked_account/apple/notification`. No authentication.
-   *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201), FEATURE_NOT_ENABLED (202),
-   * THIRD_PARTY_ACCOUNT_ERROR (205), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.linkedAccountAppleNotification({ payload });
-   */
-  linkedAccountAppleNotification(
-    body: Body<'/v1/linked_account/apple/notification', 'post'>,
-  ): Promise<Reply<'/v1/linked_account/apple/notification', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/linked_account/apple/notification', body,
-    });
-  }
-
-  /**
    * Fetch the encrypted kB for a reset.
    *
    * During a password reset: the recoveryData of the key whose fingerprint is in the path. The
@@ -5448,6 +4736,326 @@ export class TesseraClient {
   }
 
   /**
+   * Sign in with Google or Apple.
+   *
+   * Checks the provider's OpenID Connect id_token: its RS256 signature against the provider's
+   * published keys, `iss`, `aud` (one of the configured client ids), `exp` and `iat` (a few seconds
+   * of tolerance), and `nonce` when one is sent. A token is single-use. The token's subject, when
+   * linked, signs in to its account. Otherwise the address the provider verified links to the
+   * account whose confirmed primary address it is (or a stub awaiting setup), or opens a new
+   * account without a password (set one later with /password/create). An unconfirmed sign-up
+   * holding the address is replaced. An address the provider has not verified is refused (400/107
+   * on `idToken`), as is a token that fails any check (400/107 on `idToken` or `nonce`, the message
+   * says which check); a token is refused when used a second time. 500/205 when the provider's keys
+   * cannot be fetched (retry later). The session is confirmed, except on an account with two-step
+   * authentication: then it waits for the second factor (`verificationMethod: totp-2fa`, `verified:
+   * false`). No keyFetchToken is returned: keys come from the password. A provider that is not
+   * enabled answers 503/202.
+   *
+   * `POST /v1/linked_account/login`. No authentication.
+   *
+   * @throws {TesseraApiError} ACCOUNT_EXISTS (101), INVALID_JSON (106), INVALID_PARAMETER (107),
+   * MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * LOGIN_WITH_SECONDARY_EMAIL (142), LOGIN_WITH_INVALID_EMAIL (149), SERVER_BUSY (201),
+   * FEATURE_NOT_ENABLED (202), THIRD_PARTY_ACCOUNT_ERROR (205), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.linkedAccountLogin({ provider, idToken });
+   */
+  linkedAccountLogin(
+    body: Body<'/v1/linked_account/login', 'post'>,
+  ): Promise<Reply<'/v1/linked_account/login', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/linked_account/login', body });
+  }
+
+  /**
+   * Unlink a Google or Apple account.
+   *
+   * Removes the account's link to the provider; the sessions opened through it end, except the
+   * calling one. Refused with 400/210 when it is the account's only way to sign in (no password and
+   * no other link), and with 400/107 when no such link exists. Needs a confirmed session.
+   *
+   * `POST /v1/linked_account/unlink`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), UNABLE_TO_LOGIN_NO_PASSWORD_SET (210), INSUFFICIENT_AAL (222),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.linkedAccountUnlink(sessionToken, { provider });
+   */
+  linkedAccountUnlink(
+    sessionToken: string,
+    body: Body<'/v1/linked_account/unlink', 'post'>,
+  ): Promise<Reply<'/v1/linked_account/unlink', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/linked_account/unlink', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Apple's server-to-server notifications.
+   *
+   * Register this URL with Apple. The body's `payload` is a JWT signed by Apple (checked like an
+   * id_token: Apple's keys, issuer, one of the Apple client ids as audience, at most a day old;
+   * else 400/107 on `payload`). `consent-revoked` disables the Apple link and `account-delete`
+   * removes it; both end the sessions it opened. `email-disabled` and `email-enabled` (private
+   * relay forwarding) update the address kept with the link. A subject that is not linked changes
+   * nothing. 503/202 unless LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED.
+   *
+   * `POST /v1/linked_account/apple/notification`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201), FEATURE_NOT_ENABLED (202),
+   * THIRD_PARTY_ACCOUNT_ERROR (205), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.linkedAccountAppleNotification({ payload });
+   */
+  linkedAccountAppleNotification(
+    body: Body<'/v1/linked_account/apple/notification', 'post'>,
+  ): Promise<Reply<'/v1/linked_account/apple/notification', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/linked_account/apple/notification', body,
+    });
+  }
+
+  /**
+   * An OAuth client's public details.
+   *
+   * What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it
+   * is trusted (first-party), and its first registered redirect URI. Nothing secret. Answers from
+   * the OAuth server's error catalogue: an unknown id 400/101 with `clientId`, an id that is not 16
+   * hex characters 400/109.
+   *
+   * `GET /v1/client/{id}`. No authentication.
+   *
+   * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INVALID_PARAMETER (109),
+   * INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
+   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
+   * @example
+   * const reply = await client.client(id);
+   */
+  client(id: string): Promise<Reply<'/v1/client/{id}', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: `/client/${encodeURIComponent(id)}`, catalogue: 'oauth',
+    });
+  }
+
+  /**
+   * An OAuth client's public details (auth-server path).
+   *
+   * What a sign-in or consent page shows of a registered OAuth client: id, name, logo, whether it
+   * is trusted (first-party), and its first registered redirect URI. Nothing secret. An unknown id
+   * answers 400/162 with `clientId`; an id that is not 16 hex characters 400/107. The same answer
+   * as GET /client/{id}, with auth-server errnos.
+   *
+   * `GET /v1/oauth/client/{client_id}`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthClient(client_id);
+   */
+  oauthClient(client_id: string): Promise<Reply<'/v1/oauth/client/{client_id}', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: `/oauth/client/${encodeURIComponent(client_id)}`,
+    });
+  }
+
+  /**
+   * Authorize a relying party.
+   *
+   * Issues an authorization code for the signed-in person (a confirmed session on a confirmed
+   * account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`,
+   * when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with
+   * `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169);
+   * `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The
+   * code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.
+   *
+   * `POST /v1/oauth/authorization`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} ACCOUNT_UNVERIFIED (104), INVALID_JSON (106),
+   * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
+   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * INVALID_NONCE (115), SESSION_UNVERIFIED (138), UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163),
+   * INCORRECT_REDIRECT_URI (167), INVALID_RESPONSE_TYPE (168), MISSING_PKCE_PARAMETERS (169),
+   * INSUFFICIENT_ACR_VALUES (170), SERVER_BUSY (201), INSUFFICIENT_AAL (222),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthAuthorization(sessionToken, { client_id });
+   */
+  oauthAuthorization(
+    sessionToken: string,
+    body: Body<'/v1/oauth/authorization', 'post'>,
+  ): Promise<Reply<'/v1/oauth/authorization', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/oauth/authorization', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * The browser's authorization entry (not available yet).
+   *
+   * Where a relying party sends a browser. The account web app's sign-in and consent pages are not
+   * part of this server yet: this answers 200 with an HTML page saying so, whatever the query. Use
+   * POST /oauth/authorization with a session token.
+   *
+   * `GET /v1/authorization`. No authentication.
+   *
+   * @throws {TesseraApiError} THROTTLED (114), SERVER_BUSY (201)
+   * @example
+   * const reply = await client.authorizationPage();
+   */
+  authorizationPage(): Promise<Reply<'/v1/authorization', 'get'>> {
+    return this.transport.request({ method: 'GET', path: '/authorization' });
+  }
+
+  /**
+   * Authorize a relying party (OAuth server path).
+   *
+   * Issues an authorization code for the signed-in person (a confirmed session on a confirmed
+   * account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`,
+   * when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with
+   * `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169);
+   * `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The
+   * code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes. This
+   * path answers from the OAuth server's error catalogue (the portal's error reference, OAuth
+   * section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103
+   * redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client's code,
+   * 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111
+   * bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE
+   * mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.
+   *
+   * `POST /v1/authorization`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INCORRECT_REDIRECT (103),
+   * INVALID_ASSERTION (104), INVALID_PARAMETER (109), INVALID_RESPONSE_TYPE (110),
+   * UNAUTHORIZED (111), FORBIDDEN (112), INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113),
+   * INVALID_SCOPES (114), THROTTLED (114), MISSING_PKCE_PARAMETERS (118),
+   * MISMATCH_ACR_VALUES (120), SERVER_BUSY (201), INSUFFICIENT_AAL (222), INTERNAL_ERROR (999),
+   * MALFORMED_REQUEST (999)
+   * @example
+   * const reply = await client.authorization(sessionToken, { client_id });
+   */
+  authorization(
+    sessionToken: string,
+    body: Body<'/v1/authorization', 'post'>,
+  ): Promise<Reply<'/v1/authorization', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/authorization', body, catalogue: 'oauth',
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Get tokens.
+   *
+   * Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or
+   * `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization:
+   * Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a
+   * wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown
+   * code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not
+   * matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is
+   * single use: a second use answers 400/172 and revokes the access and refresh tokens the first
+   * use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for
+   * first-party clients registered with canGrant; the session authorizes directly,
+   * `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or
+   * another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients
+   * registered with refresh-token rotation get a new refresh token each time and the one used stops
+   * working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds,
+   * ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with
+   * `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization
+   * request carried one.
+   *
+   * `POST /v1/oauth/token`. Authenticates with a sessionToken, or anonymously.
+   *
+   * @throws {TesseraApiError} ACCOUNT_UNVERIFIED (104), INVALID_JSON (106),
+   * INVALID_PARAMETER (107), MISSING_PARAMETER (108), INVALID_REQUEST_SIGNATURE (109),
+   * INVALID_TOKEN (110), INVALID_TIMESTAMP (111), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * INVALID_NONCE (115), SESSION_UNVERIFIED (138), UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163),
+   * INCORRECT_REDIRECT_URI (167), MISSING_PKCE_PARAMETERS (169), INCORRECT_CLIENT_SECRET (171),
+   * UNKNOWN_AUTHORIZATION_CODE (172), MISMATCH_AUTHORIZATION_CODE (173),
+   * EXPIRED_AUTHORIZATION_CODE (174), INVALID_PKCE_CHALLENGE (175), REFRESH_TOKEN_UNKNOWN (182),
+   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthToken({ sessionToken });
+   */
+  oauthToken(
+    auth?: { sessionToken: string },
+    body: Body<'/v1/oauth/token', 'post'> = {},
+  ): Promise<Reply<'/v1/oauth/token', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/oauth/token', body,
+      token: auth && tokenRef(auth),
+    });
+  }
+
+  /**
+   * Get tokens (OAuth server path).
+   *
+   * Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or
+   * `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization:
+   * Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a
+   * wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown
+   * code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not
+   * matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is
+   * single use: a second use answers 400/172 and revokes the access and refresh tokens the first
+   * use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for
+   * first-party clients registered with canGrant; the session authorizes directly,
+   * `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or
+   * another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients
+   * registered with refresh-token rotation get a new refresh token each time and the one used stops
+   * working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds,
+   * ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with
+   * `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization
+   * request carried one. This path answers from the OAuth server's error catalogue (the portal's
+   * error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102
+   * incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106
+   * another client's code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter,
+   * 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114
+   * scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.
+   *
+   * `POST /v1/token`. No authentication.
+   *
+   * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INCORRECT_SECRET (102),
+   * INCORRECT_REDIRECT (103), UNKNOWN_CODE (105), INCORRECT_CODE (106), EXPIRED_CODE (107),
+   * INVALID_TOKEN (108), INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113),
+   * REQUEST_TOO_LARGE (113), INVALID_SCOPES (114), THROTTLED (114), INCORRECT_CODE_CHALLENGE (117),
+   * MISSING_PKCE_PARAMETERS (118), INVALID_GRANT_TYPE (121), SERVER_BUSY (201),
+   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
+   * @example
+   * const reply = await client.token();
+   */
+  token(body: Body<'/v1/token', 'post'> = {}): Promise<Reply<'/v1/token', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/token', body, catalogue: 'oauth' });
+  }
+
+  /**
+   * The keys that sign id_tokens.
+   *
+   * A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens are valid (`kid` names the
+   * key in a token's header): the current key, and during a rotation the next key
+   * (OAUTH_NEXT_SIGNING_KEY_FILE) and the previous one (OAUTH_PREVIOUS_SIGNING_KEY_FILE).
+   *
+   * `GET /v1/jwks`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201), INTERNAL_ERROR (999),
+   * MALFORMED_REQUEST (999)
+   * @example
+   * const reply = await client.jwks();
+   */
+  jwks(): Promise<Reply<'/v1/jwks', 'get'>> {
+    return this.transport.request({ method: 'GET', path: '/jwks', catalogue: 'oauth' });
+  }
+
+  /**
    * Where browsers find each service.
    *
    * Browsers configure themselves from this: the auth, OAuth and profile servers are all this
@@ -5498,5 +5106,397 @@ export class TesseraClient {
     return this.transport.request({
       method: 'GET', path: '/.well-known/oauth-authorization-server',
     });
+  }
+
+  /**
+   * Introspect a token (RFC 7662).
+   *
+   * The calling client authenticates like at /token (Basic, `client_secret`, or `client_id` alone
+   * for a public client) and learns about its own access and refresh tokens: `active: true` with
+   * scope, client_id, token_type, iat, exp (seconds, per the RFC), sub, iss and jti. Unknown,
+   * expired, revoked and other clients' tokens all answer `{active: false}`.
+   *
+   * `POST /v1/introspect`. No authentication.
+   *
+   * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INCORRECT_SECRET (102),
+   * INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * SERVER_BUSY (201), INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
+   * @example
+   * const reply = await client.introspect({ token });
+   */
+  introspect(body: Body<'/v1/introspect', 'post'>): Promise<Reply<'/v1/introspect', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/introspect', body, catalogue: 'oauth',
+    });
+  }
+
+  /**
+   * Verify an access token.
+   *
+   * For resource servers: the live access token's account (`user`), client, scopes (an array), the
+   * account's `generation` (when its password was last set, ms) and `profile_changed_at` (ms).
+   * 400/108 (OAuth catalogue) when the token is unknown, expired or revoked.
+   *
+   * `POST /v1/verify`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_TOKEN (108), INVALID_PARAMETER (109),
+   * INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
+   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
+   * @example
+   * const reply = await client.verify({ token });
+   */
+  verify(body: Body<'/v1/verify', 'post'>): Promise<Reply<'/v1/verify', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/verify', body, catalogue: 'oauth' });
+  }
+
+  /**
+   * Revoke a token (RFC 7009).
+   *
+   * The calling client authenticates like at /token and revokes one of its own access or refresh
+   * tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says,
+   * the answer is `{}` whether or not the token existed or was the client's (another client's token
+   * is left alone). /destroy answers errors from the OAuth server's catalogue (unknown client
+   * 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth
+   * server's (400/162, 400/171, 400/107 or 108).
+   *
+   * `POST /v1/destroy`. No authentication.
+   *
+   * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INCORRECT_SECRET (102),
+   * INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114),
+   * SERVER_BUSY (201), INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
+   * @example
+   * const reply = await client.destroy();
+   */
+  destroy(body: Body<'/v1/destroy', 'post'> = {}): Promise<Reply<'/v1/destroy', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/destroy', body, catalogue: 'oauth' });
+  }
+
+  /**
+   * Revoke a token (RFC 7009, auth-server path).
+   *
+   * The calling client authenticates like at /token and revokes one of its own access or refresh
+   * tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says,
+   * the answer is `{}` whether or not the token existed or was the client's (another client's token
+   * is left alone). /destroy answers errors from the OAuth server's catalogue (unknown client
+   * 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth
+   * server's (400/162, 400/171, 400/107 or 108).
+   *
+   * `POST /v1/oauth/destroy`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), UNKNOWN_CLIENT_ID (162),
+   * INCORRECT_CLIENT_SECRET (171), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthDestroy();
+   */
+  oauthDestroy(
+    body: Body<'/v1/oauth/destroy', 'post'> = {},
+  ): Promise<Reply<'/v1/oauth/destroy', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/oauth/destroy', body });
+  }
+
+  /**
+   * Verify an id_token.
+   *
+   * Checks an id_token this server issued to `client_id`: RS256 signature with a key of /jwks,
+   * `iss`, `aud`, `exp` (with up to `expiry_grace_period` seconds of grace). Answers its claims;
+   * 401/110 when any check fails.
+   *
+   * `POST /v1/oauth/id-token-verify`. No authentication.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_TOKEN (110), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.oauthIdTokenVerify({ client_id, id_token });
+   */
+  oauthIdTokenVerify(
+    body: Body<'/v1/oauth/id-token-verify', 'post'>,
+  ): Promise<Reply<'/v1/oauth/id-token-verify', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/oauth/id-token-verify', body });
+  }
+
+  /**
+   * OpenID Connect userinfo.
+   *
+   * The person's claims as the access token's scopes allow: `sub` always; `email` and
+   * `email_verified` with `profile` or `profile:email`; `locale` with `profile:locale`; `amr` with
+   * `profile:amr`.
+   *
+   * `GET /v1/userinfo`. Authenticates with an OAuth access token.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.userinfo(accessToken);
+   */
+  userinfo(accessToken: string): Promise<Reply<'/v1/userinfo', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/userinfo',
+      token: { type: 'oauth', value: accessToken },
+    });
+  }
+
+  /**
+   * The profile browsers read.
+   *
+   * With an OAuth access token: `uid` always, the rest as its scopes allow (`profile` covers all;
+   * `profile:email`, `profile:locale`, `profile:amr`, `profile:account_disabled_at`,
+   * `profile:account_locked_at`).
+   *
+   * `GET /v1/profile`. Authenticates with an OAuth access token.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.profile(accessToken);
+   */
+  profile(accessToken: string): Promise<Reply<'/v1/profile', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/profile',
+      token: { type: 'oauth', value: accessToken },
+    });
+  }
+
+  /**
+   * Scoped-key metadata.
+   *
+   * For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the
+   * client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the
+   * signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in
+   * @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`.
+   * Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when
+   * the session signed in before the account's keys last changed. Needs a confirmed session.
+   * /key-data answers the OAuth server's errnos instead: 101 unknown client, 114 scopes, 119 stale
+   * sign-in, 112 unconfirmed session.
+   *
+   * `POST /v1/account/scoped-key-data`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * UNKNOWN_CLIENT_ID (162), INVALID_SCOPES (163), STALE_AUTH_AT (164), SERVER_BUSY (201),
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.accountScopedKeyData(sessionToken, { client_id, scope });
+   */
+  accountScopedKeyData(
+    sessionToken: string,
+    body: Body<'/v1/account/scoped-key-data', 'post'>,
+  ): Promise<Reply<'/v1/account/scoped-key-data', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/account/scoped-key-data', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Scoped-key metadata (OAuth server path).
+   *
+   * For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the
+   * client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the
+   * signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in
+   * @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`.
+   * Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when
+   * the session signed in before the account's keys last changed. Needs a confirmed session.
+   * /key-data answers the OAuth server's errnos instead: 101 unknown client, 114 scopes, 119 stale
+   * sign-in, 112 unconfirmed session.
+   *
+   * `POST /v1/key-data`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INVALID_ASSERTION (104),
+   * INVALID_PARAMETER (109), UNAUTHORIZED (111), FORBIDDEN (112), INVALID_CONTENT_TYPE (113),
+   * REQUEST_TOO_LARGE (113), INVALID_SCOPES (114), THROTTLED (114), STALE_AUTHENTICATION (119),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
+   * @example
+   * const reply = await client.keyData(sessionToken, { client_id, scope });
+   */
+  keyData(
+    sessionToken: string,
+    body: Body<'/v1/key-data', 'post'>,
+  ): Promise<Reply<'/v1/key-data', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/key-data', body, catalogue: 'oauth',
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * The clients the account has authorized.
+   *
+   * One entry per refresh token (with `refresh_token_id`), and one per client that holds only live
+   * access tokens (without). Most recently used first. Errors come from the OAuth server's
+   * catalogue (an invalid session 401/104).
+   *
+   * `POST /v1/authorized-clients`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_ASSERTION (104), INVALID_PARAMETER (109), UNAUTHORIZED (111),
+   * INVALID_CONTENT_TYPE (113), REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201),
+   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
+   * @example
+   * const reply = await client.authorizedClients(sessionToken);
+   */
+  authorizedClients(
+    sessionToken: string,
+    body: Body<'/v1/authorized-clients', 'post'> = {},
+  ): Promise<Reply<'/v1/authorized-clients', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/authorized-clients', body, catalogue: 'oauth',
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Revoke an authorized client.
+   *
+   * With `refresh_token_id`: revokes that refresh token of the client (400/108 when the account has
+   * no such token of it). Without: revokes every refresh and access token the account granted the
+   * client. Needs a confirmed session (else 403/112). Errors come from the OAuth server's
+   * catalogue.
+   *
+   * `POST /v1/authorized-clients/destroy`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_ASSERTION (104), INVALID_TOKEN (108),
+   * INVALID_PARAMETER (109), UNAUTHORIZED (111), FORBIDDEN (112), INVALID_CONTENT_TYPE (113),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), SERVER_BUSY (201), INSUFFICIENT_AAL (222),
+   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
+   * @example
+   * const reply = await client.authorizedClientsDestroy(sessionToken, { client_id });
+   */
+  authorizedClientsDestroy(
+    sessionToken: string,
+    body: Body<'/v1/authorized-clients/destroy', 'post'>,
+  ): Promise<Reply<'/v1/authorized-clients/destroy', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/authorized-clients/destroy', body, catalogue: 'oauth',
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Whether a feature is offered where the caller is.
+   *
+   * Looks the request's address up in the location database (GEOIP_DATABASE_FILE) and answers
+   * whether its country is one of those GEO_ELIGIBILITY_RULES lists for the feature. A feature not
+   * configured, an address the database does not know, or no database at all: `eligible: false`.
+   * `region` is the country found (ISO 3166-1 alpha-2, lower case), null when unknown.
+   *
+   * `GET /v1/geo/eligibility/{feature}`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.geoEligibility(sessionToken, feature);
+   */
+  geoEligibility(
+    sessionToken: string,
+    feature: string,
+  ): Promise<Reply<'/v1/geo/eligibility/{feature}', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: `/geo/eligibility/${encodeURIComponent(feature)}`,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * File a support ticket.
+   *
+   * Stores the ticket and forwards it to the helpdesk webhook (SUPPORT_WEBHOOK_URL, signed, see the
+   * portal's support page). Authenticated by a confirmed session (the ticket is the account's, with
+   * its primary address; an unconfirmed one gets 400/138), or, for a trusted helpdesk front end, by
+   * the support secret in the `Tessera-Support-Secret` header (then `email` is required, 400/108).
+   * Neither: 401/110. `success` says whether the helpdesk accepted the ticket now; when it did not,
+   * `error` says so and the ticket is forwarded again later (retries with doubling waits, also
+   * after a restart). `ticket` is Tessera's id of the ticket either way. 503/202 when no helpdesk
+   * webhook is configured.
+   *
+   * `POST /v1/support/ticket`. Authenticates with a sessionToken, or anonymously.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), FEATURE_NOT_ENABLED (202), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.supportTicket({ sessionToken }, { productName, topic, message });
+   */
+  supportTicket(
+    auth: { sessionToken: string } | undefined,
+    body: Body<'/v1/support/ticket', 'post'>,
+  ): Promise<Reply<'/v1/support/ticket', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/support/ticket', body,
+      token: auth && tokenRef(auth),
+    });
+  }
+
+  /**
+   * The account's newsletters.
+   *
+   * The newsletters the account is subscribed to, in alphabetical order.
+   *
+   * `GET /v1/newsletters`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.newsletters(sessionToken);
+   */
+  newsletters(sessionToken: string): Promise<Reply<'/v1/newsletters', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/newsletters',
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Set the account's newsletters.
+   *
+   * The account's subscriptions become exactly `newsletters` (an empty list unsubscribes from all).
+   * When they changed and NEWSLETTER_WEBHOOK_URL is set, the mailing-list service is told (event
+   * `newsletters.updated` with the full list and what was added and removed; signed, retried until
+   * accepted). Needs a confirmed session (400/138).
+   *
+   * `POST /v1/newsletters`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.newslettersUpdate(sessionToken, { newsletters });
+   */
+  newslettersUpdate(
+    sessionToken: string,
+    body: Body<'/v1/newsletters', 'post'>,
+  ): Promise<Reply<'/v1/newsletters', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/newsletters', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * 32 random bytes.
+   *
+   * From the server's CSPRNG, for clients without a good source of their own.
+   *
+   * `POST /v1/get_random_bytes`. No authentication.
+   *
+   * @throws {TesseraApiError} THROTTLED (114), SERVER_BUSY (201), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.getRandomBytes();
+   */
+  getRandomBytes(): Promise<Reply<'/v1/get_random_bytes', 'post'>> {
+    return this.transport.request({ method: 'POST', path: '/get_random_bytes' });
   }
 }

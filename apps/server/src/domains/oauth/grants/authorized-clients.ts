@@ -25,7 +25,7 @@ export const authorizedClientRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Data
   app.post('/authorized-clients', {
     config: { auth: 'sessionToken', catalogue: 'oauth' },
     schema: {
-      operationId: 'authorizedClients', tags: ['OAuth'], summary: 'The clients the account has authorized',
+      operationId: 'authorizedClients', tags: ['OAuth tokens'], summary: 'The clients the account has authorized',
       description: 'One entry per refresh token (with `refresh_token_id`), and one per client that holds only live access tokens (without). Most recently used first. Errors come from the OAuth server\'s catalogue (an invalid session 401/104).',
       body: Type.Optional(Type.Object({}, { additionalProperties: false })),
       response: oauthResponses(Type.Array(Entry), [], { auth: true }),
@@ -54,7 +54,7 @@ export const authorizedClientRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Data
   app.post('/authorized-clients/destroy', {
     config: { auth: 'sessionTokenVerified', catalogue: 'oauth' },
     schema: {
-      operationId: 'authorizedClientsDestroy', tags: ['OAuth'], summary: 'Revoke an authorized client',
+      operationId: 'authorizedClientsDestroy', tags: ['OAuth tokens'], summary: 'Revoke an authorized client',
       description: 'With `refresh_token_id`: revokes that refresh token of the client (400/108 when the account has no such token of it). Without: revokes every refresh and access token the account granted the client. Needs a confirmed session (else 403/112). Errors come from the OAuth server\'s catalogue.',
       body: Type.Object({
         client_id: Type.String({ pattern: '^[0-9a-fA-F]{16}$' }),

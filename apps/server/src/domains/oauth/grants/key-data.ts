@@ -54,7 +54,7 @@ export const keyDataRoutes: FastifyPluginAsyncTypebox<{ deps: KeyDataDeps }> = a
     app.post(path, {
       config: { auth: 'sessionTokenVerified', ...(path === '/key-data' ? { catalogue: 'oauth' as const } : {}), rateLimit: { actions: ['oauthAuthorization'] } },
       schema: {
-        operationId: path === '/key-data' ? 'keyData' : 'accountScopedKeyData', tags: ['OAuth'],
+        operationId: path === '/key-data' ? 'keyData' : 'accountScopedKeyData', tags: ['OAuth tokens'],
         summary: path === '/key-data' ? 'Scoped-key metadata (OAuth server path)' : 'Scoped-key metadata',
         description: 'For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in @tessera/protocol) and encrypts the bundle to the relying party\'s `keys_jwk` as `keys_jwe`. Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when the session signed in before the account\'s keys last changed. Needs a confirmed session. /key-data answers the OAuth server\'s errnos instead: 101 unknown client, 114 scopes, 119 stale sign-in, 112 unconfirmed session.',
         body: Type.Object({

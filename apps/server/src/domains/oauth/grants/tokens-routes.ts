@@ -11,7 +11,7 @@ import type { TokensService } from './tokens.js';
 // /oauth/id-token-verify, OpenID Connect /userinfo and the browsers' /profile. Bodies may be JSON
 // or form-encoded (the parser is registered by the grants routes in the same plugin scope).
 
-const TAG = 'OAuth';
+const TAG = 'OAuth tokens';
 const token = Type.String({ minLength: 1, maxLength: 4096, description: 'An access or refresh token (64 hex).' });
 const hint = Type.Optional(StringEnum(['access_token', 'refresh_token'], { description: 'Which kind to look for first (RFC 7009 / 7662).' }));
 const clientAuth = {

@@ -1029,48 +1029,6 @@ export interface OperationErrors {
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
-  recoveryCodesGenerate:
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'SESSION_UNVERIFIED'
-    | 'SERVER_BUSY'
-    | 'INSUFFICIENT_AAL'
-    | 'UNEXPECTED_ERROR';
-  recoveryCodesUpdate:
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'SESSION_UNVERIFIED'
-    | 'SERVER_BUSY'
-    | 'INSUFFICIENT_AAL'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
-  recoveryCodesSet:
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'SESSION_UNVERIFIED'
-    | 'SERVER_BUSY'
-    | 'INSUFFICIENT_AAL'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
   mfaTotpSetupVerify:
     | 'INVALID_JSON'
     | 'INVALID_PARAMETER'
@@ -1146,6 +1104,78 @@ export interface OperationErrors {
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
+  sessionVerifyTotp:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'TOTP_TOKEN_NOT_FOUND'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  totpVerify:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'TOTP_TOKEN_NOT_FOUND'
+    | 'SERVER_BUSY'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryCodesGenerate:
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'UNEXPECTED_ERROR';
+  recoveryCodesUpdate:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
+  recoveryCodesSet:
+    | 'INVALID_JSON'
+    | 'INVALID_PARAMETER'
+    | 'MISSING_PARAMETER'
+    | 'INVALID_REQUEST_SIGNATURE'
+    | 'INVALID_TOKEN'
+    | 'INVALID_TIMESTAMP'
+    | 'REQUEST_TOO_LARGE'
+    | 'THROTTLED'
+    | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
+    | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'MALFORMED_REQUEST'
+    | 'UNEXPECTED_ERROR'
+    | 'UNSUPPORTED_MEDIA_TYPE';
   mfaRecoveryCodesGenerate:
     | 'INVALID_REQUEST_SIGNATURE'
     | 'INVALID_TOKEN'
@@ -1193,21 +1223,6 @@ export interface OperationErrors {
     | 'INVALID_NONCE'
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
-  sessionVerifyTotp:
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'TOTP_TOKEN_NOT_FOUND'
-    | 'SERVER_BUSY'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
   sessionVerifyRecoveryCode:
     | 'INVALID_JSON'
     | 'INVALID_PARAMETER'
@@ -1220,21 +1235,6 @@ export interface OperationErrors {
     | 'INVALID_NONCE'
     | 'RECOVERY_CODE_NOT_FOUND'
     | 'TOTP_REQUIRED'
-    | 'SERVER_BUSY'
-    | 'MALFORMED_REQUEST'
-    | 'UNEXPECTED_ERROR'
-    | 'UNSUPPORTED_MEDIA_TYPE';
-  totpVerify:
-    | 'INVALID_JSON'
-    | 'INVALID_PARAMETER'
-    | 'MISSING_PARAMETER'
-    | 'INVALID_REQUEST_SIGNATURE'
-    | 'INVALID_TOKEN'
-    | 'INVALID_TIMESTAMP'
-    | 'REQUEST_TOO_LARGE'
-    | 'THROTTLED'
-    | 'INVALID_NONCE'
-    | 'TOTP_TOKEN_NOT_FOUND'
     | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
@@ -3751,79 +3751,6 @@ export class TesseraClient {
   }
 
   /**
-   * New backup codes.
-   *
-   * Makes RECOVERY_CODE_COUNT (8) new codes of 10 characters, replacing every earlier one, and
-   * returns them this once (they are stored only hashed). Emails the account.
-   *
-   * `GET /v1/recoveryCodes`. Authenticates with a sessionToken.
-   *
-   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
-   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
-   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), UNEXPECTED_ERROR (999)
-   * @example
-   * const reply = await client.recoveryCodesGenerate(sessionToken);
-   */
-  recoveryCodesGenerate(sessionToken: string): Promise<Reply<'/v1/recoveryCodes', 'get'>> {
-    return this.transport.request({
-      method: 'GET', path: '/recoveryCodes',
-      token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
-   * Replace backup codes.
-   *
-   * Codes the client made (1–8 different codes of 8–20 letters or digits) replace every earlier
-   * one. Emails the account.
-   *
-   * `PUT /v1/recoveryCodes`. Authenticates with a sessionToken.
-   *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
-   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.recoveryCodesUpdate(sessionToken, { recoveryCodes });
-   */
-  recoveryCodesUpdate(
-    sessionToken: string,
-    body: Body<'/v1/recoveryCodes', 'put'>,
-  ): Promise<Reply<'/v1/recoveryCodes', 'put'>> {
-    return this.transport.request({
-      method: 'PUT', path: '/recoveryCodes', body,
-      token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
-   * Store backup codes.
-   *
-   * Codes the client made (1–8 different codes of 8–20 letters or digits) replace every earlier
-   * one. Emails the account.
-   *
-   * `POST /v1/recoveryCodes`. Authenticates with a sessionToken.
-   *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
-   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.recoveryCodesSet(sessionToken, { recoveryCodes });
-   */
-  recoveryCodesSet(
-    sessionToken: string,
-    body: Body<'/v1/recoveryCodes', 'post'>,
-  ): Promise<Reply<'/v1/recoveryCodes', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/recoveryCodes', body,
-      token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
    * Check a code from the new app, with an MFA token.
    *
    * `success: true` when the code is the app's (a code counts once); `false` otherwise (counted
@@ -3952,6 +3879,133 @@ export class TesseraClient {
   }
 
   /**
+   * Confirm the session with a code from the app.
+   *
+   * A right code (each code counts once) confirms the session with `totp-2fa` (AAL2): `success:
+   * true`. A wrong or replayed code answers `success: false` with status 200 and counts against the
+   * account's budget of wrong codes (then 429/114). 155 when two-step is off.
+   *
+   * `POST /v1/session/verify/totp`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), TOTP_TOKEN_NOT_FOUND (155),
+   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.sessionVerifyTotp(sessionToken, { code });
+   */
+  sessionVerifyTotp(
+    sessionToken: string,
+    body: Body<'/v1/session/verify/totp', 'post'>,
+  ): Promise<Reply<'/v1/session/verify/totp', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/session/verify/totp', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Second factor during a password reset.
+   *
+   * With the password forgot token: a right code from the app (`success: true`) lets the reset that
+   * follows proceed on a two-step account without a recovery key (without it /account/reset answers
+   * 138). A wrong code: `success: false`.
+   *
+   * `POST /v1/totp/verify`. Authenticates with a passwordForgotToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), TOTP_TOKEN_NOT_FOUND (155),
+   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.totpVerify(passwordForgotToken, { code });
+   */
+  totpVerify(
+    passwordForgotToken: string,
+    body: Body<'/v1/totp/verify', 'post'>,
+  ): Promise<Reply<'/v1/totp/verify', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/totp/verify', body,
+      token: { type: 'passwordForgotToken', value: passwordForgotToken },
+    });
+  }
+
+  /**
+   * New backup codes.
+   *
+   * Makes RECOVERY_CODE_COUNT (8) new codes of 10 characters, replacing every earlier one, and
+   * returns them this once (they are stored only hashed). Emails the account.
+   *
+   * `GET /v1/recoveryCodes`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), UNEXPECTED_ERROR (999)
+   * @example
+   * const reply = await client.recoveryCodesGenerate(sessionToken);
+   */
+  recoveryCodesGenerate(sessionToken: string): Promise<Reply<'/v1/recoveryCodes', 'get'>> {
+    return this.transport.request({
+      method: 'GET', path: '/recoveryCodes',
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Replace backup codes.
+   *
+   * Codes the client made (1–8 different codes of 8–20 letters or digits) replace every earlier
+   * one. Emails the account.
+   *
+   * `PUT /v1/recoveryCodes`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryCodesUpdate(sessionToken, { recoveryCodes });
+   */
+  recoveryCodesUpdate(
+    sessionToken: string,
+    body: Body<'/v1/recoveryCodes', 'put'>,
+  ): Promise<Reply<'/v1/recoveryCodes', 'put'>> {
+    return this.transport.request({
+      method: 'PUT', path: '/recoveryCodes', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
+   * Store backup codes.
+   *
+   * Codes the client made (1–8 different codes of 8–20 letters or digits) replace every earlier
+   * one. Emails the account.
+   *
+   * `POST /v1/recoveryCodes`. Authenticates with a sessionToken.
+   *
+   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
+   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
+   * @example
+   * const reply = await client.recoveryCodesSet(sessionToken, { recoveryCodes });
+   */
+  recoveryCodesSet(
+    sessionToken: string,
+    body: Body<'/v1/recoveryCodes', 'post'>,
+  ): Promise<Reply<'/v1/recoveryCodes', 'post'>> {
+    return this.transport.request({
+      method: 'POST', path: '/recoveryCodes', body,
+      token: { type: 'sessionToken', value: sessionToken },
+    });
+  }
+
+  /**
    * New backup codes, with an MFA token.
    *
    * Makes RECOVERY_CODE_COUNT (8) new codes of 10 characters, replacing every earlier one, and
@@ -4045,33 +4099,6 @@ export class TesseraClient {
   }
 
   /**
-   * Confirm the session with a code from the app.
-   *
-   * A right code (each code counts once) confirms the session with `totp-2fa` (AAL2): `success:
-   * true`. A wrong or replayed code answers `success: false` with status 200 and counts against the
-   * account's budget of wrong codes (then 429/114). 155 when two-step is off.
-   *
-   * `POST /v1/session/verify/totp`. Authenticates with a sessionToken.
-   *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), TOTP_TOKEN_NOT_FOUND (155),
-   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.sessionVerifyTotp(sessionToken, { code });
-   */
-  sessionVerifyTotp(
-    sessionToken: string,
-    body: Body<'/v1/session/verify/totp', 'post'>,
-  ): Promise<Reply<'/v1/session/verify/totp', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/session/verify/totp', body,
-      token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
    * Confirm the session with a backup code.
    *
    * Spends the code (each works once) and confirms the session with `recovery-code` (AAL2);
@@ -4096,33 +4123,6 @@ export class TesseraClient {
     return this.transport.request({
       method: 'POST', path: '/session/verify/recoveryCode', body,
       token: { type: 'sessionToken', value: sessionToken },
-    });
-  }
-
-  /**
-   * Second factor during a password reset.
-   *
-   * With the password forgot token: a right code from the app (`success: true`) lets the reset that
-   * follows proceed on a two-step account without a recovery key (without it /account/reset answers
-   * 138). A wrong code: `success: false`.
-   *
-   * `POST /v1/totp/verify`. Authenticates with a passwordForgotToken.
-   *
-   * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
-   * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), TOTP_TOKEN_NOT_FOUND (155),
-   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
-   * @example
-   * const reply = await client.totpVerify(passwordForgotToken, { code });
-   */
-  totpVerify(
-    passwordForgotToken: string,
-    body: Body<'/v1/totp/verify', 'post'>,
-  ): Promise<Reply<'/v1/totp/verify', 'post'>> {
-    return this.transport.request({
-      method: 'POST', path: '/totp/verify', body,
-      token: { type: 'passwordForgotToken', value: passwordForgotToken },
     });
   }
 

@@ -12,6 +12,7 @@ import type { TwoStepService } from './service.js';
 // (waysIn). Routes that check a code share customs actions with their /mfa twin.
 
 const TAG = 'Two-step authentication';
+const BACKUP_TAG = 'Backup codes';
 
 const totpCode = Type.String({ pattern: '^[0-9]+$', maxLength: 32, description: 'The 6 digits the authenticator app shows.' });
 const backupCode = Type.String({ pattern: '^[a-zA-Z0-9]+$', minLength: 8, maxLength: 20, description: 'One backup code (letters and digits, case-insensitive).' });
@@ -99,7 +100,7 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
     app.get(`${w.prefix}/recoveryCodes`, {
       config: { auth: w.auth },
       schema: {
-        tags: [TAG], summary: w.summary('New backup codes'), operationId: w.operationId('recoveryCodesGenerate'),
+        tags: [BACKUP_TAG], summary: w.summary('New backup codes'), operationId: w.operationId('recoveryCodesGenerate'),
         description: 'Makes RECOVERY_CODE_COUNT (8) new codes of 10 characters, replacing every earlier one, and returns them this once (they are stored only hashed). Emails the account.',
         response: responses(Type.Object({ recoveryCodes: Type.Array(Type.String()) }), [...w.errors], { input: false, auth: true }),
       },
@@ -109,7 +110,7 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
       app[method](`${w.prefix}/recoveryCodes`, {
         config: { auth: w.auth },
         schema: {
-          tags: [TAG], summary: w.summary(method === 'post' ? 'Store backup codes' : 'Replace backup codes'),
+          tags: [BACKUP_TAG], summary: w.summary(method === 'post' ? 'Store backup codes' : 'Replace backup codes'),
           operationId: w.operationId(method === 'post' ? 'recoveryCodesSet' : 'recoveryCodesUpdate'),
           description: 'Codes the client made (1–8 different codes of 8–20 letters or digits) replace every earlier one. Emails the account.',
           body: body({ recoveryCodes }),
@@ -122,7 +123,7 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
   app.get('/recoveryCodes/exists', {
     config: { auth: { strategies: ['sessionToken', 'passwordForgotToken'] } },
     schema: {
-      tags: [TAG], summary: 'How many backup codes are left',
+      tags: [BACKUP_TAG], summary: 'How many backup codes are left',
       response: responses(Type.Object({ hasBackupCodes: Type.Boolean(), count: Type.Integer() }), [], { input: false, auth: true }),
     },
   }, async (req) => twoStep.codesExist(credentialsOf(req, 'sessionToken', 'passwordForgotToken').uid));
@@ -140,7 +141,7 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
   app.post('/session/verify/recoveryCode', {
     config: { auth: 'sessionToken', rateLimit: { actions: ['verifyRecoveryCode'], failed: { RECOVERY_CODE_NOT_FOUND: 'verifyRecoveryCodeFailed' } } },
     schema: {
-      tags: [TAG], summary: 'Confirm the session with a backup code',
+      tags: [BACKUP_TAG], summary: 'Confirm the session with a backup code',
       description: 'Spends the code (each works once) and confirms the session with `recovery-code` (AAL2); `remaining` says how many codes are left. Emails the account (asking for new codes when 2 or fewer remain). 156 for a code that is not one of the account\'s unused codes, 160 when two-step is off.',
       body: body({ code: backupCode, metricsContext: Type.Optional(metricsContext) }),
       response: responses(Type.Object({ remaining: Type.Integer() }), ['RECOVERY_CODE_NOT_FOUND', 'TOTP_REQUIRED', 'THROTTLED'], { auth: true }),
@@ -163,7 +164,7 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
   app.post('/totp/verify/recoveryCode', {
     config: { auth: 'passwordForgotToken', rateLimit: { actions: ['verifyRecoveryCode'], failed: { RECOVERY_CODE_NOT_FOUND: 'verifyRecoveryCodeFailed' } } },
     schema: {
-      tags: [TAG], summary: 'Backup code during a password reset',
+      tags: [BACKUP_TAG], summary: 'Backup code during a password reset',
       description: 'With the password forgot token: spends a backup code in place of the app\'s code (see `/totp/verify`); `remaining` codes are left. 156 unknown code, 160 two-step off.',
       body: body({ code: backupCode, metricsContext: Type.Optional(metricsContext) }),
       response: responses(Type.Object({ remaining: Type.Integer() }), ['RECOVERY_CODE_NOT_FOUND', 'TOTP_REQUIRED', 'THROTTLED'], { auth: true }),

@@ -245,44 +245,50 @@ test('dismissing the announcement bar is remembered', async ({ page }) => {
   await expect(page.locator('.theme-announcement-bar')).toHaveCount(0);
 });
 
-test('the route progress bar starts only after 200 ms and ends with the navigation', async ({ page }) => {
-  await page.goto(at(''));
-  await page.waitForLoadState('networkidle');
-  // Every script requested from here on answers 1.5 s after the click: a chunk that the portal
-  // prefetched when the link came into view must not make the navigation fast by chance.
-  let delay = 0;
-  let clicked;
-  const afterClick = new Promise((resolve) => { clicked = resolve; });
-  await page.route('**/assets/js/*.js', async (route) => {
-    if (delay) {
-      await afterClick;
-      await new Promise((r) => setTimeout(r, delay));
-    }
-    await route.continue();
-  });
-  delay = 1500;
-  await page.locator('.theme-doc-sidebar-menu').getByText('Explanation', { exact: true }).click();
-  const link = page.locator('.theme-doc-sidebar-menu').getByRole('link', { name: 'Scoped keys' });
-  await expect(link).toBeVisible();
-  // Time the bar's appearance in the page itself, from the click that starts the navigation.
-  await page.evaluate(() => {
-    window.__bar = null;
-    document.addEventListener('click', () => { window.__clickAt = performance.now(); }, { capture: true, once: true });
-    new MutationObserver((_, obs) => {
-      if (document.getElementById('nprogress')) {
-        window.__bar = performance.now() - window.__clickAt;
-        obs.disconnect();
+// A timing check run beside other browser tests on two cores: a navigation that a busy machine
+// happens to finish before the bar's 200 ms (a chunk fetched early) gets two more tries. A bar that
+// starts too early, too late or never fails every try.
+test.describe(() => {
+  test.describe.configure({ retries: 2 });
+  test('the route progress bar starts only after 200 ms and ends with the navigation', async ({ page }) => {
+    await page.goto(at(''));
+    await page.waitForLoadState('networkidle');
+    // Every script requested from here on answers 1.5 s after the click: a chunk that the portal
+    // prefetched when the link came into view must not make the navigation fast by chance.
+    let delay = 0;
+    let clicked;
+    const afterClick = new Promise((resolve) => { clicked = resolve; });
+    await page.route('**/assets/js/*.js', async (route) => {
+      if (delay) {
+        await afterClick;
+        await new Promise((r) => setTimeout(r, delay));
       }
-    }).observe(document.body, { childList: true, subtree: true });
+      await route.continue();
+    });
+    delay = 1500;
+    await page.locator('.theme-doc-sidebar-menu').getByText('Explanation', { exact: true }).click();
+    const link = page.locator('.theme-doc-sidebar-menu').getByRole('link', { name: 'Scoped keys' });
+    await expect(link).toBeVisible();
+    // Time the bar's appearance in the page itself, from the click that starts the navigation.
+    await page.evaluate(() => {
+      window.__bar = null;
+      document.addEventListener('click', () => { window.__clickAt = performance.now(); }, { capture: true, once: true });
+      new MutationObserver((_, obs) => {
+        if (document.getElementById('nprogress')) {
+          window.__bar = performance.now() - window.__clickAt;
+          obs.disconnect();
+        }
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    clicked();
+    await link.click();
+    await expect.poll(() => page.evaluate(() => window.__bar), { timeout: 3000 }).not.toBeNull();
+    const startedAfter = await page.evaluate(() => window.__bar);
+    expect(startedAfter).toBeGreaterThanOrEqual(200);
+    expect(startedAfter).toBeLessThan(1000);
+    await expect(page.locator('article h1')).toHaveText('Scoped keys', { timeout: 5000 });
+    await expect(page.locator('#nprogress')).toHaveCount(0, { timeout: 3000 });
   });
-  clicked();
-  await link.click();
-  await expect.poll(() => page.evaluate(() => window.__bar), { timeout: 3000 }).not.toBeNull();
-  const startedAfter = await page.evaluate(() => window.__bar);
-  expect(startedAfter).toBeGreaterThanOrEqual(200);
-  expect(startedAfter).toBeLessThan(1000);
-  await expect(page.locator('article h1')).toHaveText('Scoped keys', { timeout: 5000 });
-  await expect(page.locator('#nprogress')).toHaveCount(0, { timeout: 3000 });
 });
 
 test('route changes scroll to the top, or to the hash target', async ({ page }) => {

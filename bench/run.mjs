@@ -32,6 +32,10 @@ const SUITES = {
     description: 'Tessera server under autocannon: bare node:http ceiling, Hawk and Bearer GET /v1/session/status, login flood vs raw scrypt, event-loop lag, RSS (bench/server.mjs)',
     run: async (args) => (await import('./server.mjs')).runServerBench(args),
   },
+  oauth: {
+    description: 'OAuth server beside node-oidc-provider in one run: refresh-grant token issuance and introspection req/s, ratios against the issue 14 targets (bench/oauth.mjs)',
+    run: async (args) => (await import('./oauth.mjs')).runOAuthBench(args),
+  },
   fuzz: {
     description: 'Schema-driven fuzzing from openapi.json: 10,000 generated requests (valid, broken, with and without each credential); fails on any 5xx or undeclared error (bench/fuzz.mjs)',
     run: script('fuzz.mjs'),

@@ -437,8 +437,12 @@ async function waitQuiet(opts) {
 
 /** One timed run against a server: throughput, latency, CPU accounting, lag, peak RSS. */
 async function measure(workload, server, account, opts, duration = opts.duration) {
+  return measureSpec(workload, server, loadSpec(workload.replace(BASELINE, ''), server, account, opts, duration), opts, duration);
+}
+
+/** One timed run of a load spec (bench/load.mjs's JSON) against a server; other suites use it too (bench/oauth.mjs). */
+export async function measureSpec(workload, server, spec, opts, duration = opts.duration) {
   const quietBefore = duration === opts.duration ? await waitQuiet(opts) : null;
-  const spec = loadSpec(workload.replace(BASELINE, ''), server, account, opts, duration);
   if (server.lagFile) await lagMark(server);
   const cpu0 = processCpuMs(server.pid);
   const m0 = machineCpuMs();
@@ -643,6 +647,9 @@ export function targets(results) {
   return list;
 }
 
+// For other suites (bench/oauth.mjs): processes, servers, the account's emailed codes, reporting.
+export { start, stop, stopAll, sleep, waitForOutput, freePort, memory, hasTaskset, startTessera, outboxCode, waitQuiet, fmt, table, machine, medianRun, log };
+
 // ---- main ---------------------------------------------------------------------------------
 
 function gitDescribe() {
@@ -830,12 +837,19 @@ export async function runServerBench(argv = []) {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  runServerBench(process.argv.slice(2)).then(
+/**
+ * Runs `bench(argv)` when `moduleUrl` is the script node was started with: exit 0 when it is done;
+ * otherwise a missed target's message (or the failure's stack) and exit 1 once every server stopped.
+ */
+export function runIfMain(moduleUrl, name, bench) {
+  if (moduleUrl !== pathToFileURL(process.argv[1] ?? '').href) return;
+  bench(process.argv.slice(2)).then(
     () => process.exit(0),
     (err) => {
-      process.stderr.write(err?.targetsMissed ? `${err.message}\n` : `bench/server.mjs failed: ${err?.stack ?? err}\n`);
+      process.stderr.write(err?.targetsMissed ? `${err.message}\n` : `${name} failed: ${err?.stack ?? err}\n`);
       void stopAll().finally(() => process.exit(1));
     },
   );
 }
+
+runIfMain(import.meta.url, 'bench/server.mjs', runServerBench);

@@ -1,0 +1,407 @@
+#!/usr/bin/env node
+// OAuth server throughput beside node-oidc-provider, in one run (issue 14, "done when"): token
+// issuance with the refresh grant and RFC 7662 introspection, req/s of each server under the same
+// load, alternating round by round. Targets: introspection ≥ 3× oidc-provider, token issuance ≥ 2×.
+//
+//   npx tsc -b                    # once; this script builds nothing
+//   node bench/oauth.mjs          # 10 s per run, median of 3, 50 connections
+//   node bench/oauth.mjs --quick  # 3 s per run, one run
+//   npm run bench -- --only oauth --runs 5
+//
+// Both servers run pinned to core 0 (each idle while the other is measured), autocannon
+// (bench/load.mjs) to core 1, as in bench/server.mjs. Workloads, each against both servers:
+//   token        POST /token grant_type=refresh_token, client_secret_basic; the refresh token's scope
+//                is openid + profile, so each answer carries an RS256 id_token
+//   token-noid   the same with scope=profile (a narrowing both servers allow): no id_token, so no RSA
+//                signature; what the grant itself costs
+//   introspect   POST /introspect of a live access token, client_secret_basic, token_type_hint
+//                access_token
+// Options: see --help. The figures go to bench/README.md between the oauth markers.
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  fmt, freePort, hasTaskset, log, machine, measureSpec, outboxCode, runIfMain, start, startTessera, stop, stopAll, table, waitForOutput,
+} from './server.mjs';
+import { formatSummary, summarize as summarizeProfile } from './cpuprofile-summary.mjs';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const ROOT = dirname(BENCH);
+const CLIENT_DIST = join(ROOT, 'packages/client/dist/index.js');
+const README = join(BENCH, 'README.md');
+const REDIRECT = 'https://rp.example/callback';
+
+export const OAUTH_WORKLOADS = ['token', 'token-noid', 'introspect'];
+/** Tessera on its default store (an SQLite file) and on its fastest (SQLite in memory), and the opponent. */
+const TESSERAS = { tessera: 'Tessera (SQLite file)', 'tessera-memory': 'Tessera (SQLite :memory:)' };
+const OPPONENT = 'oidc-provider';
+/** The targets of issue 14: Tessera's req/s over oidc-provider's in the same run. */
+const TARGETS = { token: 2, introspect: 3 };
+const LABELS = {
+  token: 'POST /token, refresh grant (with id_token)',
+  'token-noid': 'POST /token, refresh grant, scope=profile (no id_token)',
+  introspect: 'POST /introspect, live access token',
+};
+
+const HELP = `Usage: node bench/oauth.mjs [options]
+
+  --quick               3 s per run, 1 run, 1 s warm-up (unless --duration/--runs are given)
+  --duration <s>        seconds per run (default 10)
+  --runs <n>            runs (rounds) per workload and server (default 3)
+  --connections <n>     autocannon connections (default 50)
+  --warmup <s>          untimed warm-up per workload and server (default 3)
+  --workloads <list>    comma-separated subset of ${OAUTH_WORKLOADS.join(', ')} (default: all)
+  --stores <list>       Tessera's stores: file (DATABASE_URL an SQLite file, the default store),
+                        memory (sqlite::memory:, its fastest; nothing survives a restart);
+                        default file,memory
+  --server-cpu <list>   core(s) for both servers (default 0)
+  --load-cpu <list>     core(s) for autocannon (default 1)
+  --no-pin              do not use taskset
+  --quiet-wait <s>      before each run, wait up to this long for the machine to go quiet
+                        (default 5, 0 with --quick)
+  --rate-limit-off      RATE_LIMIT_ENABLED=false for Tessera (default: rate limiting on, with the
+                        oauthToken and oauthIntrospect limits raised so the flood is counted but
+                        never refused)
+  --json <file>         also write every measurement to this file
+  --no-readme           do not write the figures into bench/README.md
+  --check               exit with status 1 when a target is missed
+  --keep                keep the temporary folder
+  --profile             start Tessera with --cpu-prof and print each workload's top self-time
+                        functions (slows Tessera down: the figures are then not written to README)
+`;
+
+function parseOptions(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      runs: { type: 'string' },
+      connections: { type: 'string', default: '50' },
+      warmup: { type: 'string' },
+      workloads: { type: 'string', default: OAUTH_WORKLOADS.join(',') },
+      stores: { type: 'string', default: 'file,memory' },
+      'server-cpu': { type: 'string', default: '0' },
+      'load-cpu': { type: 'string', default: '1' },
+      'no-pin': { type: 'boolean', default: false },
+      'quiet-wait': { type: 'string' },
+      'rate-limit-off': { type: 'boolean', default: false },
+      json: { type: 'string' },
+      'no-readme': { type: 'boolean', default: false },
+      check: { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const workloads = values.workloads.split(',').map((w) => w.trim()).filter(Boolean);
+  for (const w of workloads) if (!OAUTH_WORKLOADS.includes(w)) throw new Error(`unknown workload ${w} (known: ${OAUTH_WORKLOADS.join(', ')})`);
+  const opts = {
+    help: values.help,
+    duration: Number(values.duration ?? (values.quick ? 3 : 10)),
+    runs: Number(values.runs ?? (values.quick ? 1 : 3)),
+    warmup: Number(values.warmup ?? (values.quick ? 1 : 3)),
+    connections: Number(values.connections),
+    workloads,
+    tesseras: values.stores.split(',').filter(Boolean).map((x) => {
+      if (x === 'file') return 'tessera';
+      if (x === 'memory') return 'tessera-memory';
+      throw new Error(`--stores: ${x} is not file or memory`);
+    }),
+    serverCpu: values['server-cpu'],
+    loadCpu: values['load-cpu'],
+    pin: !values['no-pin'],
+    quietWait: Number(values['quiet-wait'] ?? (values.quick ? 0 : 5)),
+    quietCores: 0.5,
+    rateLimitOff: values['rate-limit-off'],
+    json: values.json ? resolve(values.json) : null,
+    readme: !values['no-readme'] && !values.profile,
+    profile: values.profile,
+    check: values.check,
+    keep: values.keep,
+  };
+  for (const k of ['duration', 'runs', 'connections']) if (!(opts[k] > 0)) throw new Error(`--${k} must be a positive number`);
+  return opts;
+}
+
+const basic = (id, secret) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const form = (fields) => new URLSearchParams(fields).toString();
+
+/** POST a form, with Basic credentials; the JSON answer, or an error with the body. */
+async function postForm(url, authorization, fields) {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization }, body: form(fields) });
+  const body = await res.json();
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+// ---- Tessera ------------------------------------------------------------------------------
+
+/**
+ * Signs up (SDK), confirms the address with the emailed code, signs in, authorizes the client
+ * (POST /v1/oauth/authorization, scope openid profile, access_type offline, PKCE S256) and trades
+ * the code at POST /v1/token with Basic credentials: the refresh and access tokens under test.
+ */
+async function tesseraTokens(server, dataDir, clientId, secret) {
+  const { TesseraClient, TesseraAccounts } = await import(pathToFileURL(CLIENT_DIST).href);
+  const client = new TesseraClient({ baseUrl: server.url });
+  const accounts = new TesseraAccounts(client);
+  const email = `oauth-bench-${Date.now()}@example.com`;
+  const password = 'tessera oauth bench correct horse battery';
+  const signedUp = await accounts.signUp(email, password);
+  await client.recoveryEmailVerifyCode({ uid: signedUp.uid, code: await outboxCode(join(dataDir, 'outbox'), email, 'verify') });
+  const { sessionToken } = await accounts.signIn(email, password);
+  const verifier = randomBytes(32).toString('base64url');
+  const { code } = await client.oauthAuthorization(sessionToken, {
+    client_id: clientId, scope: 'openid profile', access_type: 'offline', redirect_uri: REDIRECT, response_type: 'code',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+  });
+  const tokens = await postForm(`${server.url}/v1/token`, basic(clientId, secret), { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT });
+  if (!tokens.refresh_token || !tokens.id_token) throw new Error(`Tessera's code exchange gave no refresh token or id_token: ${JSON.stringify(tokens)}`);
+  return { uid: signedUp.uid, refreshToken: tokens.refresh_token, accessToken: tokens.access_token };
+}
+
+// ---- the two servers' endpoints --------------------------------------------------------------
+
+/** What differs between the servers: paths and the credentials. The request bodies are the same. */
+function endpoints(server) {
+  return server.kind === 'tessera'
+    ? { token: '/v1/token', introspect: '/v1/introspect' }
+    : { token: '/token', introspect: '/token/introspection' };
+}
+
+function loadSpec(workload, server, opts, duration) {
+  const paths = endpoints(server);
+  const headers = { 'content-type': 'application/x-www-form-urlencoded', authorization: server.basic };
+  const base = { url: server.url, duration, connections: opts.connections, method: 'POST', headers };
+  switch (workload) {
+    case 'token':
+      return { ...base, path: paths.token, body: form({ grant_type: 'refresh_token', refresh_token: server.refreshToken }) };
+    case 'token-noid':
+      return { ...base, path: paths.token, body: form({ grant_type: 'refresh_token', refresh_token: server.refreshToken, scope: 'profile' }) };
+    case 'introspect':
+      return { ...base, path: paths.introspect, body: form({ token: server.accessToken, token_type_hint: 'access_token' }) };
+    default:
+      throw new Error(workload);
+  }
+}
+
+/**
+ * Before any load: each request of each workload answers as it should on each server (a refresh
+ * gives an access token, with an id_token only when openid is kept; introspection says active),
+ * so that a fast error can never pass for throughput.
+ */
+async function checkAnswers(server) {
+  const paths = endpoints(server);
+  const full = await postForm(`${server.url}${paths.token}`, server.basic, { grant_type: 'refresh_token', refresh_token: server.refreshToken });
+  if (!full.access_token || !full.id_token) throw new Error(`${server.kind}: the refresh grant gave ${JSON.stringify(full)}`);
+  if (full.refresh_token && full.refresh_token !== server.refreshToken) throw new Error(`${server.kind} rotated the refresh token: the bench needs a non-rotating client`);
+  const narrow = await postForm(`${server.url}${paths.token}`, server.basic, { grant_type: 'refresh_token', refresh_token: server.refreshToken, scope: 'profile' });
+  if (!narrow.access_token || narrow.id_token) throw new Error(`${server.kind}: the refresh grant with scope=profile gave ${JSON.stringify(narrow)}`);
+  const active = await postForm(`${server.url}${paths.introspect}`, server.basic, { token: server.accessToken, token_type_hint: 'access_token' });
+  if (active.active !== true || active.sub === undefined) throw new Error(`${server.kind}: introspection gave ${JSON.stringify(active)}`);
+  const other = await postForm(`${server.url}${paths.introspect}`, server.basic, { token: randomBytes(32).toString('hex'), token_type_hint: 'access_token' });
+  if (other.active !== false) throw new Error(`${server.kind}: introspection of an unknown token gave ${JSON.stringify(other)}`);
+  return { full, narrow, active };
+}
+
+// ---- statistics and report -------------------------------------------------------------------
+
+const median = (xs) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (!s.length) return NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** Per workload: each server's median figures, and per Tessera the median of the per-round ratios to oidc-provider. */
+function summarize(results) {
+  const out = {};
+  const stats = (rs) => ({
+    rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)),
+    cpuUs: median(rs.map((r) => r.serverCpuUsPerReq)), non2xx: rs.reduce((a, r) => a + r.non2xx, 0), runs: rs.map((r) => r.rps),
+    otherCores: median(rs.map((r) => r.otherCores)),
+  });
+  for (const w of results.opts.workloads) {
+    const o = results.runs[w]?.[OPPONENT] ?? [];
+    if (!o.length) continue;
+    out[w] = { [OPPONENT]: stats(o) };
+    for (const name of results.opts.tesseras) {
+      const t = results.runs[w]?.[name] ?? [];
+      if (!t.length) continue;
+      const ratios = t.map((r, i) => (o[i] ? r.rps / o[i].rps : NaN));
+      const cpuRatios = t.map((r, i) => (o[i] ? o[i].serverCpuUsPerReq / r.serverCpuUsPerReq : NaN));
+      out[w][name] = { ...stats(t), ratio: median(ratios), ratios, cpuRatio: median(cpuRatios) };
+    }
+  }
+  return out;
+}
+
+function targets(summary, tesseras) {
+  return Object.entries(TARGETS).filter(([w]) => summary[w]).flatMap(([w, want]) => tesseras.filter((n) => summary[w][n]).map((n) => ({
+    workload: w, server: n, want, ratio: summary[w][n].ratio, cpuRatio: summary[w][n].cpuRatio, met: summary[w][n].ratio >= want,
+  })));
+}
+
+function report(results, summary) {
+  const rows = [];
+  const { tesseras } = results.opts;
+  for (const [w, s] of Object.entries(summary)) {
+    for (const name of [...tesseras, OPPONENT]) {
+      const r = s[name];
+      if (!r) continue;
+      rows.push([`${LABELS[w]}: ${TESSERAS[name] ?? `oidc-provider ${results.oidcProviderVersion}`}`, fmt(r.rps), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.non2xx), fmt(r.cpuUs, 1),
+        name === OPPONENT ? '1×' : `**${fmt(r.ratio, 2)}×** (by CPU ${fmt(r.cpuRatio, 2)}×)`, r.runs.map((x) => fmt(x)).join(' · '), fmt(r.otherCores, 2)]);
+    }
+  }
+  const m = results.machine;
+  const rounds = (x) => x.ratios.map((v) => fmt(v, 2)).join(', ');
+  const lines = [
+    table(['workload: server', 'req/s (2xx)', 'p50 ms', 'p99 ms', 'non-2xx', 'server µs CPU/req', 'vs oidc-provider', 'all runs req/s', 'other load (cores)'], rows),
+    '',
+    '| target (issue 14) | Tessera store | req/s ratio (median of the rounds; each round) | by server CPU per request | met? |',
+    '|---|---|--:|--:|---|',
+    ...targets(summary, tesseras).map((t) => `| ${t.workload === 'token' ? 'token issuance (refresh grant)' : 'introspection'} ≥ ${t.want}× | ${TESSERAS[t.server]} | ${fmt(t.ratio, 2)}× (${rounds(summary[t.workload][t.server])}) | ${fmt(t.cpuRatio, 2)}× | ${t.met ? '**yes**' : '**no**'} |`),
+    ...(summary['token-noid'] ? tesseras.filter((n) => summary['token-noid'][n]).map((n) => `| (no target) refresh grant without id_token | ${TESSERAS[n]} | ${fmt(summary['token-noid'][n].ratio, 2)}× (${rounds(summary['token-noid'][n])}) | ${fmt(summary['token-noid'][n].cpuRatio, 2)}× | – |`) : []),
+    '',
+    `Measured ${m.date} at ${m.commit ?? '?'}: ${m.cpu}, ${m.cores} cores, Node ${m.node}; oidc-provider ${results.oidcProviderVersion}.`
+      + ` ${results.opts.duration} s per run, ${results.opts.runs} round(s), ${results.opts.connections} connections, warm-up ${results.opts.warmup} s;`
+      + ` ${m.pinned ? `every server on core ${results.opts.serverCpu} (idle while another runs), autocannon on core ${results.opts.loadCpu}` : 'NOT pinned'}.`
+      + ` Load average ${m.loadavg.join(' / ')} before the run, ${results.loadavgAfter.join(' / ')} after.`
+      + ` Tessera: rate limiting ${results.opts.rateLimitOff ? 'OFF (--rate-limit-off)' : 'on (oauthToken and oauthIntrospect raised to 10⁹ per 15 minutes)'}.`,
+  ];
+  return lines.join('\n');
+}
+
+function writeReadme(section) {
+  const text = readFileSync(README, 'utf8');
+  const re = /<!-- oauth:start -->[\s\S]*<!-- oauth:end -->/;
+  if (!re.test(text)) throw new Error('bench/README.md has no <!-- oauth:start --> … <!-- oauth:end --> markers');
+  writeFileSync(README, text.replace(re, `<!-- oauth:start -->\n${section}\n<!-- oauth:end -->`));
+}
+
+// ---- main ---------------------------------------------------------------------------------
+
+export async function runOAuthBench(argv = []) {
+  const opts = parseOptions(argv);
+  if (opts.help) {
+    process.stdout.write(HELP);
+    return null;
+  }
+  for (const f of [join(ROOT, 'apps/server/dist/main.js'), CLIENT_DIST]) if (!existsSync(f)) throw new Error(`${f} is missing: run \`npx tsc -b\` first`);
+  opts.pin = opts.pin && hasTaskset();
+  const tmp = mkdtempSync(join(tmpdir(), 'tessera-oauth-bench-'));
+  const results = { machine: machine(opts.pin), opts, runs: {}, checks: {} };
+  results.oidcProviderVersion = JSON.parse(readFileSync(join(ROOT, 'node_modules/oidc-provider/package.json'), 'utf8')).version;
+  log(`${results.machine.cpu}, ${results.machine.cores} cores, load average ${results.machine.loadavg.join(' ')}; commit ${results.machine.commit}; ${tmp}`);
+  try {
+    // The same client on both: confidential, client_secret_basic, refresh tokens not rotated.
+    const clientId = randomBytes(8).toString('hex');
+    const secret = randomBytes(32).toString('hex');
+    const clientsFile = join(tmp, 'clients.json');
+    writeFileSync(clientsFile, JSON.stringify([{
+      id: clientId, name: 'OAuth bench RP', redirectUris: [REDIRECT], public: false, trusted: false, canGrant: false,
+      hashedSecret: createHash('sha256').update(Buffer.from(secret, 'hex')).digest('hex'), allowedScopes: ['profile'], rotateRefreshTokens: false,
+    }]));
+    const profDir = join(tmp, 'profile');
+    const servers = {};
+    for (const name of opts.tesseras) {
+      const dir = join(tmp, name);
+      const server = await startTessera(opts, {
+        name, dataDir: dir, cores: opts.serverCpu,
+        nodeArgs: opts.profile && name === opts.tesseras[0] ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
+        env: {
+          OAUTH_CLIENTS_FILE: clientsFile,
+          ...(name === 'tessera-memory' ? { DATABASE_URL: 'sqlite::memory:' } : {}),
+          // Rate limiting stays on (its cost is measured): every autocannon connection comes from
+          // 127.0.0.1, so the per-address OAuth limits are raised to never refuse the flood.
+          ...(opts.rateLimitOff ? { RATE_LIMIT_ENABLED: 'false' } : {
+            RATE_LIMIT_RULES: ['oauthToken', 'oauthIntrospect'].map((a) => `${a} : ip : 1000000000 : 15 minutes : 15 minutes : block`).join('; '),
+          }),
+        },
+      });
+      Object.assign(server, { basic: basic(clientId, secret) }, await tesseraTokens(server, dir, clientId, secret));
+      servers[name] = server;
+      log(`${TESSERAS[name]} up at ${server.url} (pid ${server.pid}); refresh token obtained through the code flow`);
+    }
+
+    const port = await freePort();
+    const child = start(process.execPath, [join(BENCH, 'oidc-provider-server.mjs')], {
+      cpus: opts.serverCpu, pin: opts.pin, env: { ...process.env, NODE_ENV: 'production', PORT: String(port), CLIENT_ID: clientId, CLIENT_SECRET: secret },
+    });
+    await waitForOutput(child, /^ready /m, 30_000, 'oidc-provider');
+    const ready = JSON.parse(/^ready (.*)$/m.exec(child.out)[1]);
+    const oidc = { kind: 'oidc-provider', child, pid: child.pid, url: ready.url, basic: basic(clientId, secret), refreshToken: ready.refreshToken, accessToken: ready.accessToken };
+    log(`oidc-provider ${results.oidcProviderVersion} up at ${oidc.url} (pid ${oidc.pid})`);
+    servers[OPPONENT] = oidc;
+    const order = [...opts.tesseras, OPPONENT];
+    for (const [name, s] of Object.entries(servers)) {
+      const c = await checkAnswers(s);
+      results.checks[name] = { tokenKeys: Object.keys(c.full).sort(), scope: c.full.scope, narrowScope: c.narrow.scope, introspection: Object.keys(c.active).sort() };
+    }
+    log(`answers checked: ${JSON.stringify(results.checks)}`);
+
+    const pairs = opts.workloads.flatMap((w) => order.map((s) => [w, s]));
+    if (opts.warmup > 0) {
+      for (const [w, s] of pairs) {
+        log(`warm-up ${w} @ ${s} (${opts.warmup} s)`);
+        await measureSpec(w, servers[s], loadSpec(w, servers[s], opts, opts.warmup), opts, opts.warmup);
+      }
+    }
+    for (let i = 1; i <= opts.runs; i++) {
+      log(`round ${i}/${opts.runs}`);
+      // Alternate which server goes first, so neither always runs right after the other.
+      for (const w of opts.workloads) {
+        for (const s of i % 2 ? order : [...order].reverse()) {
+          const r = await measureSpec(w, servers[s], loadSpec(w, servers[s], opts, opts.duration), opts);
+          ((results.runs[w] ??= {})[s] ??= []).push(r);
+          log(`  ${w} @ ${s}: ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, ${fmt(r.serverCpuUsPerReq, 1)} µs CPU/req, other load ${fmt(r.otherCores, 2)} cores`);
+          if (r.non2xx || r.errors || !r.ok) throw new Error(`${w} @ ${s}: ${r.non2xx} non-2xx answers (${JSON.stringify(r.statusCodes)}), ${r.errors} errors: the load is not what it should be`);
+        }
+      }
+    }
+    results.loadavgAfter = loadavg().map((x) => Math.round(x * 100) / 100);
+    for (const name of opts.tesseras) await stop(servers[name].child, 30_000);
+    await stop(oidc.child);
+    if (opts.profile) {
+      // The main thread's profile (thread 0), cut by each Tessera run's time window.
+      const files = existsSync(profDir) ? readdirSync(profDir).filter((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f)) : [];
+      if (!files.length) throw new Error(`no main-thread .cpuprofile in ${profDir}`);
+      const profile = JSON.parse(readFileSync(join(profDir, files[0]), 'utf8'));
+      for (const w of opts.workloads) {
+        const run = results.runs[w][opts.tesseras[0]].at(-1);
+        process.stdout.write(`\nCPU profile, ${TESSERAS[opts.tesseras[0]]}, ${LABELS[w]} (${fmt(run.rps)} req/s, ${fmt(run.serverCpuUsPerReq, 1)} µs CPU/req while profiling):\n`);
+        process.stdout.write(`${formatSummary(summarizeProfile(profile, 25, run.window))}\n`);
+      }
+    }
+
+    const summary = summarize(results);
+    const text = report(results, summary);
+    process.stdout.write(`\n${text}\n`);
+    if (opts.readme) {
+      writeReadme(text);
+      log('figures written to bench/README.md');
+    }
+    if (opts.json) {
+      writeFileSync(opts.json, JSON.stringify({ ...results, summary, targets: targets(summary, opts.tesseras) }, null, 2) + '\n');
+      log(`measurements written to ${opts.json}`);
+    }
+    if (opts.check && targets(summary, opts.tesseras).some((t) => !t.met)) {
+      const err = new Error('some targets are not met (--check)');
+      err.targetsMissed = true;
+      throw err;
+    }
+    return { results, summary };
+  } finally {
+    await stopAll();
+    if (opts.keep) log(`kept ${tmp}`);
+    else rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+runIfMain(import.meta.url, 'bench/oauth.mjs', runOAuthBench);

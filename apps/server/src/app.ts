@@ -190,7 +190,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
   });
   const keys = createKeysDomain({ key: signingKey });
-  const oauth = createOAuthDomain({ db, clock, signingKey, issuer: config.server.publicUrl.replace(/\/+$/, ''), records, config: config.oauth });
+  const oauth = createOAuthDomain({
+    db, clock, signingKey, issuer: config.server.publicUrl.replace(/\/+$/, ''), records, config: config.oauth,
+    // Development: a secret generated once into the data folder; production refuses to start without OAUTH_PPID_SECRET.
+    ppidSecret: config.oauth.ppidSecret || developmentSecret(join(config.server.dataDir, 'oauth-ppid-secret')),
+    securityEvents: securityEvents.service,
+  });
   // OAUTH_CLIENTS_FILE registers (or updates) its clients at every start; a bad entry stops the start.
   if (config.oauth.clientsFile) await oauth.service.seedClients(db, readClientsFile(config.oauth.clientsFile, clock.now()));
   const sessions = createSessionsDomain({

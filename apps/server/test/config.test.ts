@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config-schema.js';
 import { loadConfig } from '../src/config.js';
 
-import { MFA, PRODUCTION_ENV, TOTP, VAPID } from './production-env.js';
+import { MFA, PPID, PRODUCTION_ENV, TOTP, VAPID } from './production-env.js';
 
 describe('configuration from the environment', () => {
   it('has working defaults for the embedded platform', () => {
@@ -21,14 +21,14 @@ describe('configuration from the environment', () => {
   });
 
   it('refuses to run in production without real secrets', () => {
-    const smtp = { SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP };
+    const smtp = { SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP, OAUTH_PPID_SECRET: PPID };
     expect(() => loadConfig({ NODE_ENV: 'production', ...smtp })).toThrow(/AUTH_SECRET must be set/);
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'short', ...smtp })).toThrow(/at least 32 characters/);
     expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp }).server.authSecret).toHaveLength(32);
     // Web Push's VAPID key (issue 11): required, and a P-256 private key.
-    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: smtp.SMTP_URL, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP })).toThrow(/VAPID_PRIVATE_KEY must be set/);
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: smtp.SMTP_URL, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP, OAUTH_PPID_SECRET: PPID })).toThrow(/VAPID_PRIVATE_KEY must be set/);
     // The MFA token key (issue 12): required, and at least 32 bytes (RFC 7518 §3.2) anywhere.
-    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: smtp.SMTP_URL, VAPID_PRIVATE_KEY: VAPID, TOTP_ENCRYPTION_KEY: TOTP })).toThrow(/MFA_JWT_SECRET must be set/);
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: smtp.SMTP_URL, VAPID_PRIVATE_KEY: VAPID, TOTP_ENCRYPTION_KEY: TOTP, OAUTH_PPID_SECRET: PPID })).toThrow(/MFA_JWT_SECRET must be set/);
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp, MFA_JWT_SECRET: 'short' })).toThrow(/MFA_JWT_SECRET: must be at least 32 bytes/);
     expect(() => loadConfig({ MFA_JWT_SECRET: 'short' })).toThrow(/MFA_JWT_SECRET: must be at least 32 bytes/);
     expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp }).mfa).toMatchObject({ jwtSecret: MFA, jwtAudience: 'fxa', jwtIssuer: '', jwtLifetimeSeconds: 600, otpLifetimeSeconds: 300 });
@@ -38,13 +38,18 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...withoutTotp })).toThrow(/TOTP_ENCRYPTION_KEY must be set/);
     expect(() => loadConfig({ TOTP_ENCRYPTION_KEY: 'ab'.repeat(16) })).toThrow(/TOTP_ENCRYPTION_KEY: must be 64 hex characters/);
     expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp }).twoStep.totpEncryptionKey).toBe(TOTP);
+    // The salt of pairwise subject identifiers (issue 14): required in production, 32 bytes in hex anywhere.
+    const { OAUTH_PPID_SECRET: _ppid, ...withoutPpid } = smtp;
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...withoutPpid })).toThrow(/OAUTH_PPID_SECRET must be set/);
+    expect(() => loadConfig({ OAUTH_PPID_SECRET: 'secret' })).toThrow(/OAUTH_PPID_SECRET: must be 64 hex characters/);
+    expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), ...smtp }).oauth.ppidSecret).toBe(PPID);
   });
 
   it('refuses the secret that was once published as a default, short secrets anywhere, and production without SMTP (issue 9, hole 9)', () => {
-    const smtp = { SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP };
+    const smtp = { SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP, OAUTH_PPID_SECRET: PPID };
     expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'development-only-secret-do-not-use-in-production', ...smtp })).toThrow(/published/);
     expect(() => loadConfig({ AUTH_SECRET: 'short' })).toThrow(/at least 32 characters/);
-    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'y'.repeat(40), VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP })).toThrow(/SMTP_URL must be set/);
+    expect(() => loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'y'.repeat(40), VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP, OAUTH_PPID_SECRET: PPID })).toThrow(/SMTP_URL must be set/);
     // Outside production there is no default secret at all: the server makes one per data folder.
     expect(loadConfig({}).server.authSecret).toBe('');
   });
@@ -75,7 +80,7 @@ describe('configuration from the environment', () => {
 
   it('reads LOG_FORMAT and SHUTDOWN_TIMEOUT_SECONDS', () => {
     expect(loadConfig({ LOG_FORMAT: 'pretty' }).server.logFormat).toBe('pretty');
-    expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: 'smtp://m:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP }).server.logFormat).toBe('json');
+    expect(loadConfig({ NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(32), SMTP_URL: 'smtp://m:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP, OAUTH_PPID_SECRET: PPID }).server.logFormat).toBe('json');
     expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT: expected one of json, pretty/);
     expect(loadConfig({}).server.shutdownTimeoutSeconds).toBe(10);
     expect(() => loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: '-1' })).toThrow(/SHUTDOWN_TIMEOUT_SECONDS/);

@@ -8,7 +8,10 @@ export const VAPID = 'fP4pQmK8Y3hQ2Yj7u0Rk1ZsXyVb9cDeFgHiJkLmNoPo';
 export const MFA = 'm'.repeat(32);
 /** TOTP_ENCRYPTION_KEY: 32 bytes in hex. */
 export const TOTP = '7e'.repeat(32);
+/** OAUTH_PPID_SECRET: 32 bytes in hex. */
+export const PPID = '5a'.repeat(32);
 
 export const PRODUCTION_ENV = {
   NODE_ENV: 'production', AUTH_SECRET: 'x'.repeat(40), SMTP_URL: 'smtp://mail.example:587', VAPID_PRIVATE_KEY: VAPID, MFA_JWT_SECRET: MFA, TOTP_ENCRYPTION_KEY: TOTP,
+  OAUTH_PPID_SECRET: PPID,
 } as const;

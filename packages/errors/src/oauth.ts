@@ -22,8 +22,8 @@ export const OAUTH_ERRORS = {
     description: 'The `redirect_uri` is not one the client registered (exact match; loopback redirects may use any port), or at /token it differs from the authorization request\'s.',
   },
   INVALID_ASSERTION: {
-    errno: 104, status: 401, message: 'Invalid assertion: the session token that authorizes this call is unknown, expired or not valid for it', extras: ['detail'],
-    description: 'The signed-in credential standing for the person (the Hawk session token) is missing, unknown or expired. Sign in again.',
+    errno: 104, status: 401, message: 'Invalid assertion: Tessera authorizes this call with a session token signed with Hawk, not an identity assertion, and that session token is missing, unknown, expired or not valid for it', extras: ['detail'],
+    description: 'Tessera issues no identity assertions and accepts none: the signed-in session token, sent as a Hawk-signed request, stands for the person where other servers take an `assertion`. The session token is missing (an `assertion` was sent instead, or nothing), unknown or expired: sign the request with Hawk using the session token, or sign in again.',
   },
   UNKNOWN_CODE: {
     errno: 105, status: 400, message: 'Unknown authorization code',
@@ -90,7 +90,7 @@ export const OAUTH_ERRORS = {
     description: '`acr_values=AAL2` needs a session confirmed with two-step authentication.',
   },
   INVALID_GRANT_TYPE: {
-    errno: 121, status: 400, message: 'Invalid grant_type: use authorization_code, refresh_token or fxa-credentials', extras: ['validation'],
+    errno: 121, status: 400, message: 'Invalid grant_type: use authorization_code, refresh_token, fxa-credentials or urn:ietf:params:oauth:grant-type:token-exchange', extras: ['validation'],
     description: 'The `grant_type` is not one this server supports.',
   },
   INTERNAL_ERROR: {

@@ -13,10 +13,14 @@ const HELP = `Usage: npm run admin -- <command>
   clients add --name <name> --redirect-uri <uri> [--redirect-uri <uri> …] [--id <16 hex>]
               [--scopes "<scope> …"] [--public] [--trusted] [--can-grant] [--local-redirects]
               [--image-uri <https url>] [--access-token-ttl <seconds>] [--refresh-token-ttl <seconds>]
-              [--rotate-refresh-tokens]
+              [--rotate-refresh-tokens] [--pairwise-subjects [--pairwise-rotation <seconds>]]
+              [--jwt-access-tokens]
       Registers an OAuth client; prints its id (and, for a confidential client, its secret, once).
       --id registers a fixed id (browsers ship theirs, e.g. Firefox desktop 5882386c6d801776).
       --local-redirects: native apps' loopback redirect URIs match on any port (RFC 8252).
+      --pairwise-subjects: the client sees a pairwise id as \`sub\`, never the uid (it may then not have
+      profile, profile:write, profile:uid; default scopes profile:email); --pairwise-rotation: a new id
+      every <seconds> (3600 to a year). --jwt-access-tokens: access tokens are RS256 JWTs (RFC 9068).
   clients list                                 The registered clients, one a line.
   clients rotate <id>                          A new secret (printed once); the old one keeps working
                                                until \`clients rotate <id> --finish\`.
@@ -57,6 +61,7 @@ async function main(args: string[]): Promise<number> {
       const id = (option(rest, '--id') ?? randomBytes(8).toString('hex')).toLowerCase();
       if (await oauth.findClient(db, id)) throw new Error(`a client with id ${id} is already registered`);
       const secret = publicClient ? null : randomBytes(32).toString('hex');
+      const pairwise = rest.includes('--pairwise-subjects');
       const seconds = (flag: string) => {
         const raw = option(rest, flag);
         if (raw === undefined) return undefined;
@@ -66,9 +71,11 @@ async function main(args: string[]): Promise<number> {
       await oauth.registerClient(db, {
         id, name, imageUri: option(rest, '--image-uri') ?? '', redirectUris, publicClient, trusted: rest.includes('--trusted'),
         canGrant: rest.includes('--can-grant'), secret, localRedirects: rest.includes('--local-redirects'),
-        allowedScopes: (option(rest, '--scopes') ?? 'profile').split(/\s+/).filter(Boolean),
+        // A pairwise client may not have `profile` (it would show the uid): its default is the address only.
+        allowedScopes: (option(rest, '--scopes') ?? (pairwise ? 'profile:email' : 'profile')).split(/\s+/).filter(Boolean),
         accessTokenTtlSeconds: seconds('--access-token-ttl'), refreshTokenTtlSeconds: seconds('--refresh-token-ttl'),
-        rotateRefreshTokens: rest.includes('--rotate-refresh-tokens'), createdAt: Date.now(),
+        rotateRefreshTokens: rest.includes('--rotate-refresh-tokens'), pairwiseSubjects: pairwise,
+        pairwiseRotationSeconds: seconds('--pairwise-rotation'), jwtAccessTokens: rest.includes('--jwt-access-tokens'), createdAt: Date.now(),
       });
       process.stdout.write(`client_id ${id}\n${secret ? `client_secret ${secret}   (shown once; only its hash is stored)\n` : ''}`);
       return 0;
@@ -77,7 +84,8 @@ async function main(args: string[]): Promise<number> {
       const clients = await oauth.listClients(db);
       for (const c of clients) {
         const flags = [c.publicClient ? 'public' : 'confidential', c.trusted && 'trusted', c.canGrant && 'can-grant', c.localRedirects && 'local-redirects',
-          c.hashedSecretPrevious && 'rotating', c.rotateRefreshTokens && 'rotate-refresh-tokens'].filter(Boolean).join(' ');
+          c.hashedSecretPrevious && 'rotating', c.rotateRefreshTokens && 'rotate-refresh-tokens',
+          c.pairwiseSubjects && `pairwise-subjects${c.pairwiseRotationSeconds ? `(rotation ${c.pairwiseRotationSeconds}s)` : ''}`, c.jwtAccessTokens && 'jwt-access-tokens'].filter(Boolean).join(' ');
         process.stdout.write(`${c.id}  ${c.name}  ${c.redirectUris.join(',')}  ${flags}  [${c.allowedScopes.join(' ')}]  access ${c.accessTokenTtlSeconds}s\n`);
       }
       if (!clients.length) process.stdout.write('no OAuth clients registered (add one with `npm run admin -- clients add --name <name> --redirect-uri <uri>`)\n');

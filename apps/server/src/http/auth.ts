@@ -138,7 +138,8 @@ function candidates(header: string, auth: RouteAuth, deps: AuthDeps): Candidate[
       if (!jwt) throw refusal(auth, deps, 'Malformed Bearer token');
       for (const name of auth.strategies) {
         const strategy = strategyOf(deps, name);
-        if (strategy.kind === 'jwt') out.push({ name, strategy, id: jwt[1]!, hawk: null });
+        // OAuth access tokens may be JWTs too (RFC 9068); the strategy proves them itself.
+        if (strategy.kind === 'jwt' || strategy.kind === 'oauth') out.push({ name, strategy, id: jwt[1]!, hawk: null });
       }
       return out;
     }
@@ -317,8 +318,8 @@ export function securitySchemes(strategies: StrategyMap = {}): Record<string, un
     };
   }
   schemes.oauthBearer = {
-    type: 'http', scheme: 'bearer', bearerFormat: '64 hex',
-    description: 'An OAuth access token issued by this server: `Authorization: Bearer <64 hex>`.',
+    type: 'http', scheme: 'bearer', bearerFormat: '64 hex or JWT',
+    description: 'An OAuth access token issued by this server: `Authorization: Bearer <64 hex>`, or `Bearer <JWT>` for clients registered for JWT access tokens.',
   };
   for (const [name, strategy] of Object.entries(strategies) as [string, AnyStrategy][]) {
     if (strategy.kind !== 'jwt') continue;

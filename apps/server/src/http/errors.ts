@@ -11,6 +11,12 @@ declare module 'fastify' {
      * catalogue, each auth-catalogue error turned into its twin. Declare them with `oauthResponses`.
      */
     catalogue?: 'oauth';
+    /**
+     * An OAuth-server route without a session whose body may carry `assertion` (POST /token): the
+     * person is named by an assertion there, so its INVALID_TOKEN is an invalid assertion (401/104)
+     * as on the session routes. Declare it with `oauthResponses(…, { assertion: true })`.
+     */
+    assertion?: true;
   }
 }
 
@@ -65,7 +71,7 @@ export function sendAppError(reply: FastifyReply, err: AppError | OAuthError, de
 function inCatalogue(request: FastifyRequest, err: AppError): AppError | OAuthError {
   const config = request.routeOptions.config;
   if (config?.catalogue !== 'oauth') return err;
-  return toOAuthError(err, { session: normaliseAuth(config.auth) !== null });
+  return toOAuthError(err, { session: normaliseAuth(config.auth) !== null || config.assertion === true });
 }
 
 /** Every failure leaves the server as a catalogue error; anything unexpected is logged, not shown. */

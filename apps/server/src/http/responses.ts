@@ -33,12 +33,14 @@ export function responses(ok: TSchema, errors: AuthErrorName[], options: { input
  * names as `responses`, each declared as the OAuth twin it is answered with (http/errors.ts);
  * names without a twin (429, 413) keep the shared auth shape. `session`: the route authenticates
  * with a session token, so an invalid token is an invalid assertion (401/104). `grantType`: the
- * body has a `grant_type` enum, whose violations answer 400/121.
+ * body has a `grant_type` enum, whose violations answer 400/121. `assertion`: a route without a
+ * session whose person would be named by an `assertion` (config `assertion`), so its INVALID_TOKEN
+ * is an invalid assertion too.
  */
-export function oauthResponses(ok: TSchema, errors: AuthErrorName[], options: { input?: boolean; auth?: boolean; grantType?: boolean } = {}) {
+export function oauthResponses(ok: TSchema, errors: AuthErrorName[], options: { input?: boolean; auth?: boolean; grantType?: boolean; assertion?: boolean } = {}) {
   const all = [...(options.input === false ? [] : INPUT_ERRORS), ...(options.auth ? AUTH_FAILURES : []), ...errors, 'UNEXPECTED_ERROR' as const];
   const declared = all.map((name): Declared => {
-    const twin = oauthTwin(name, { session: options.auth });
+    const twin = oauthTwin(name, { session: options.auth || options.assertion });
     return twin ? { catalogue: 'oauth', name: twin } : auth(name);
   });
   if (options.grantType) declared.push({ catalogue: 'oauth', name: 'INVALID_GRANT_TYPE' });

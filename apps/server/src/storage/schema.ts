@@ -182,6 +182,12 @@ export interface OauthClientsTable {
   refresh_token_ttl: Generated<number>;
   /** 1: each refresh grant issues a new refresh token and revokes the one used. */
   rotate_refresh_tokens: Generated<number>;
+  /** 1: id_tokens, userinfo, introspection and /verify show this client a pairwise `sub` (0018). */
+  pairwise_subjects: Generated<number>;
+  /** Seconds after which pairwise subjects change; 0: never. */
+  pairwise_rotation: Generated<number>;
+  /** 1: access tokens are RS256 JWTs (RFC 9068) instead of opaque hex. */
+  jwt_access_tokens: Generated<number>;
 }
 
 export interface OauthCodesTable {
@@ -208,6 +214,8 @@ export interface OauthCodesTable {
   used_at: number | null;
   issued_access_hash: string | null;
   issued_refresh_hash: string | null;
+  /** The authorization request's ppid_seed (0–1024), or null (0018). */
+  ppid_seed: number | null;
 }
 
 export interface OauthRefreshTokensTable {
@@ -223,6 +231,20 @@ export interface OauthRefreshTokensTable {
   last_used_at: number;
   /** 0: until revoked. */
   expires_at: number;
+  /** The authorization grant's id, shared with its access tokens (0019; null for older rows). */
+  grant_id: string | null;
+}
+
+/** A refresh token replaced by a rotation or a token exchange (0020): presenting it again revokes its grant. */
+export interface OauthRetiredRefreshTokensTable {
+  /** SHA-256 of the retired token's bytes. */
+  token_hash: string;
+  /** The grant the token belonged to: what a reuse revokes. */
+  grant_id: string;
+  uid: string;
+  client_id: string;
+  /** When a rotation or exchange replaced it (ms); pruned 90 days later. */
+  retired_at: number;
 }
 
 export interface OauthAccessTokensTable {
@@ -235,6 +257,10 @@ export interface OauthAccessTokensTable {
   created_at: number;
   expires_at: number;
   profile_changed_at: number;
+  /** The subject the client was shown when it is not the uid: a pairwise id (0018). */
+  subject: string | null;
+  /** The authorization grant it was minted from: revoking the grant's refresh token deletes it (0019; null for older rows). */
+  grant_id: string | null;
 }
 
 export interface PasswordForgotOtpsTable {
@@ -493,6 +519,7 @@ export interface Database {
   oauth_access_tokens: OauthAccessTokensTable;
   oauth_codes: OauthCodesTable;
   oauth_refresh_tokens: OauthRefreshTokensTable;
+  oauth_retired_refresh_tokens: OauthRetiredRefreshTokensTable;
   password_forgot_otps: PasswordForgotOtpsTable;
   email_bounces: EmailBouncesTable;
   account_code_failures: AccountCodeFailuresTable;

@@ -68,6 +68,19 @@ describe('the admin command', () => {
     expect(admin('clients', 'remove', id).status).toBe(2);
   });
 
+  it('registers clients with pairwise subjects (never allowed uid-revealing scopes) and JWT access tokens', async () => {
+    const added = admin('clients', 'add', '--name', 'Private', '--redirect-uri', 'https://private.example/cb', '--pairwise-subjects', '--pairwise-rotation', '86400', '--jwt-access-tokens');
+    expect(added.status).toBe(0);
+    const id = /client_id ([0-9a-f]{16})/.exec(added.stdout)![1]!;
+    expect(await t.app.services.oauth.findClient(t.storage.db, id)).toMatchObject({ pairwiseSubjects: true, pairwiseRotationSeconds: 86_400, jwtAccessTokens: true, allowedScopes: ['profile:email'] });
+    expect(admin('clients', 'list').stdout).toContain(`${id}  Private  https://private.example/cb  confidential pairwise-subjects(rotation 86400s) jwt-access-tokens  [profile:email]`);
+    const leaky = admin('clients', 'add', '--name', 'Leaky', '--redirect-uri', 'https://leaky.example/cb', '--pairwise-subjects', '--scopes', 'openid profile');
+    expect(leaky.status).toBe(2);
+    expect(leaky.stderr).toContain('pairwise subjects may not be allowed profile');
+    expect(admin('clients', 'add', '--name', 'x', '--redirect-uri', 'https://x.example/cb', '--pairwise-rotation', '3600').status).toBe(2);
+    expect(admin('clients', 'add', '--name', 'x', '--redirect-uri', 'https://x.example/cb', '--pairwise-subjects', '--pairwise-rotation', '60').status).toBe(2);
+  });
+
   it('records complaints that stop mail, and clears them', async () => {
     const email = newEmail('complainer');
     expect(admin('bounces', 'add', email, 'complaint').status).toBe(0);

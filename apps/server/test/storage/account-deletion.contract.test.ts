@@ -57,7 +57,7 @@ describe.each(dialects)('account deletion contract (%s)', (dialect) => {
 
   it('finds every table that holds account rows in the migrated schema', () => {
     const names = tables.map((tb) => tb.name);
-    for (const known of ['accounts', 'emails', 'session_tokens', 'key_fetch_tokens', 'password_forgot_otps', 'oauth_access_tokens']) {
+    for (const known of ['accounts', 'emails', 'session_tokens', 'key_fetch_tokens', 'password_forgot_otps', 'oauth_access_tokens', 'oauth_retired_refresh_tokens']) {
       expect(names).toContain(known);
     }
   });

@@ -529,7 +529,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out an attached client
-         * @description With `deviceId`, removes the device and ends its session; with `sessionTokenId` (a handle from /account/attached_clients, or a token id), ends that session and removes its device. Both together must name the same client. With `refreshTokenId` (a handle from /account/attached_clients), revokes that OAuth refresh token (400/182 when the account has none such, or it is not of `clientId`); with `clientId` alone, revokes every refresh token of that client. Needs a confirmed session.
+         * @description With `deviceId`, removes the device and ends its session; with `sessionTokenId` (a handle from /account/attached_clients, or a token id), ends that session and removes its device. Both together must name the same client. With `refreshTokenId` (a handle from /account/attached_clients), revokes that OAuth refresh token and, in the same transaction, the access tokens of its authorization grant (400/182 when the account has none such, or it is not of `clientId`); with `clientId` alone, revokes every refresh and access token of that client. Needs a confirmed session.
          */
         post: operations["accountAttachedClientDestroy"];
         delete?: never;
@@ -2089,7 +2089,7 @@ export interface paths {
         put?: never;
         /**
          * Authorize a relying party
-         * @description Issues an authorization code for the signed-in person (a confirmed session on a confirmed account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`, when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169); `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.
+         * @description Issues an authorization code for the signed-in person (a confirmed session on a confirmed account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`, when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with `invalidScopes`; a client registered with pairwise subjects is never given `profile`, `profile:write`, `profile:uid` or `profile:uid:write`, which would show it the uid); a public client sends a PKCE `code_challenge` with method `S256` (400/169); `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.
          */
         post: operations["oauthAuthorization"];
         delete?: never;
@@ -2113,7 +2113,7 @@ export interface paths {
         put?: never;
         /**
          * Authorize a relying party (OAuth server path)
-         * @description Issues an authorization code for the signed-in person (a confirmed session on a confirmed account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`, when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169); `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes. This path answers from the OAuth server's error catalogue (the portal's error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client's code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.
+         * @description Issues an authorization code for the signed-in person (a confirmed session on a confirmed account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`, when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with `invalidScopes`; a client registered with pairwise subjects is never given `profile`, `profile:write`, `profile:uid` or `profile:uid:write`, which would show it the uid); a public client sends a PKCE `code_challenge` with method `S256` (400/169); `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes. An `assertion` (50–10240 characters) is accepted by the schema and never honoured: Tessera issues no identity assertions and authorizes this call with the session token, signed with Hawk. Sent instead of a session token it answers 401/104, beside one 400/109. This path answers from the OAuth server's error catalogue (the portal's error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client's code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.
          */
         post: operations["authorization"];
         delete?: never;
@@ -2133,7 +2133,7 @@ export interface paths {
         put?: never;
         /**
          * Get tokens
-         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one.
+         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working; presenting a replaced token again (a copy, or the loser of two concurrent refreshes: there is no grace period) ends its grant, the current refresh token and every access token of it, and answers as for an unknown token (RFC 9700 §4.14.2 reuse detection). Token exchange (`grant_type=urn:ietf:params:oauth:grant-type:token-exchange`, RFC 8693): a client registered with canGrant sends its refresh token as `subject_token` with `subject_token_type=urn:ietf:params:oauth:token-type:refresh_token` and the scopes to add as `scope` (required); it gets an access token and a new refresh token for the union of the scopes, and the refresh token sent stops working (of two exchanges of one token, one succeeds); presenting it again, here or as a refresh, ends the grant as a replaced rotated token does. Unknown, revoked, expired or another client's subject token 400/182; a client without canGrant, a scope the client is not allowed, or a scope carrying a scoped key not already granted 400/163. The answer adds `issued_token_type`. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one. Clients registered with pairwise subjects get as `sub` a pairwise id (32 hex) that depends on the client, the account, `ppid_seed` and, if the client rotates them, the period; clients registered with JWT access tokens get `access_token` as an RS256 JWT (`typ` at+jwt). `resource` (an absolute URI without fragment, else 400/109 or 400/107) adds that URI to the `aud` of the id_token and of a JWT access token.
          */
         post: operations["oauthToken"];
         delete?: never;
@@ -2153,7 +2153,7 @@ export interface paths {
         put?: never;
         /**
          * Get tokens (OAuth server path)
-         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one. This path answers from the OAuth server's error catalogue (the portal's error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client's code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.
+         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working; presenting a replaced token again (a copy, or the loser of two concurrent refreshes: there is no grace period) ends its grant, the current refresh token and every access token of it, and answers as for an unknown token (RFC 9700 §4.14.2 reuse detection). Token exchange (`grant_type=urn:ietf:params:oauth:grant-type:token-exchange`, RFC 8693): a client registered with canGrant sends its refresh token as `subject_token` with `subject_token_type=urn:ietf:params:oauth:token-type:refresh_token` and the scopes to add as `scope` (required); it gets an access token and a new refresh token for the union of the scopes, and the refresh token sent stops working (of two exchanges of one token, one succeeds); presenting it again, here or as a refresh, ends the grant as a replaced rotated token does. Unknown, revoked, expired or another client's subject token 400/182; a client without canGrant, a scope the client is not allowed, or a scope carrying a scoped key not already granted 400/163. The answer adds `issued_token_type`. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one. Clients registered with pairwise subjects get as `sub` a pairwise id (32 hex) that depends on the client, the account, `ppid_seed` and, if the client rotates them, the period; clients registered with JWT access tokens get `access_token` as an RS256 JWT (`typ` at+jwt). `resource` (an absolute URI without fragment, else 400/109 or 400/107) adds that URI to the `aud` of the id_token and of a JWT access token. An `assertion` (50–10240 characters) is accepted by the schema and never honoured: Tessera issues no identity assertions; it answers 401/104 saying to use the fxa-credentials grant on POST /oauth/token with a Hawk-signed session token, and so does `grant_type=fxa-credentials` on this path. This path answers from the OAuth server's error catalogue (the portal's error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client's code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.
          */
         post: operations["token"];
         delete?: never;
@@ -2170,8 +2170,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The keys that sign id_tokens
-         * @description A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens are valid (`kid` names the key in a token's header): the current key, and during a rotation the next key (OAUTH_NEXT_SIGNING_KEY_FILE) and the previous one (OAUTH_PREVIOUS_SIGNING_KEY_FILE).
+         * The keys that sign id_tokens and JWT access tokens
+         * @description A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens and JWT access tokens are valid (`kid` names the key in a token's header): the current key, and during a rotation the next key (OAUTH_NEXT_SIGNING_KEY_FILE) and the previous one (OAUTH_PREVIOUS_SIGNING_KEY_FILE).
          */
         get: operations["jwks"];
         put?: never;
@@ -2253,7 +2253,7 @@ export interface paths {
         put?: never;
         /**
          * Introspect a token (RFC 7662)
-         * @description The calling client authenticates like at /token (Basic, `client_secret`, or `client_id` alone for a public client) and learns about its own access and refresh tokens: `active: true` with scope, client_id, token_type, iat, exp (seconds, per the RFC), sub, iss and jti. Unknown, expired, revoked and other clients' tokens all answer `{active: false}`.
+         * @description The calling client authenticates like at /token (Basic, `client_secret`, or `client_id` alone for a public client) and learns about its own access and refresh tokens: `active: true` with scope, client_id, token_type, iat, exp (seconds, per the RFC), sub, iss and jti. Unknown, expired, revoked and other clients' tokens all answer `{active: false}`, and so do JWTs with a bad signature, another issuer, `alg` none or a `typ` other than at+jwt. A client registered with pairwise subjects is shown its pairwise `sub`, never the uid.
          */
         post: operations["introspect"];
         delete?: never;
@@ -2273,7 +2273,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an access token
-         * @description For resource servers: the live access token's account (`user`), client, scopes (an array), the account's `generation` (when its password was last set, ms) and `profile_changed_at` (ms). 400/108 (OAuth catalogue) when the token is unknown, expired or revoked.
+         * @description For resource servers: the live access token (opaque, or a JWT access token whose signature, issuer, `typ` and expiry are checked and which has not been revoked) and its account (`user`: the uid, or for a client registered with pairwise subjects its pairwise id), client, scopes (an array), the account's `generation` (when its password was last set, ms) and `profile_changed_at` (ms). 400/108 (OAuth catalogue) when the token is unknown, expired or revoked.
          */
         post: operations["verify"];
         delete?: never;
@@ -2293,7 +2293,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a token (RFC 7009)
-         * @description The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client's (another client's token is left alone). /destroy answers errors from the OAuth server's catalogue (unknown client 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth server's (400/162, 400/171, 400/107 or 108).
+         * @description The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). A refresh token is revoked with every access token of its authorization grant, in one transaction (RFC 7009 §2.1): the first one, those of later refreshes and rotations, and those of a token exchange's successor, JWT access tokens included (tokens issued before grant ids existed are not tied to one and expire on their own). An access token is revoked alone: its refresh token keeps working. A JWT access token revoked here is refused by Tessera from then on, but a resource server that only checks its signature cannot know. As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client's (another client's token is left alone). /destroy answers errors from the OAuth server's catalogue (unknown client 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth server's (400/162, 400/171, 400/107 or 108).
          */
         post: operations["destroy"];
         delete?: never;
@@ -2313,7 +2313,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a token (RFC 7009, auth-server path)
-         * @description The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client's (another client's token is left alone). /destroy answers errors from the OAuth server's catalogue (unknown client 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth server's (400/162, 400/171, 400/107 or 108).
+         * @description The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). A refresh token is revoked with every access token of its authorization grant, in one transaction (RFC 7009 §2.1): the first one, those of later refreshes and rotations, and those of a token exchange's successor, JWT access tokens included (tokens issued before grant ids existed are not tied to one and expire on their own). An access token is revoked alone: its refresh token keeps working. A JWT access token revoked here is refused by Tessera from then on, but a resource server that only checks its signature cannot know. As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client's (another client's token is left alone). /destroy answers errors from the OAuth server's catalogue (unknown client 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth server's (400/162, 400/171, 400/107 or 108).
          */
         post: operations["oauthDestroy"];
         delete?: never;
@@ -2333,7 +2333,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an id_token
-         * @description Checks an id_token this server issued to `client_id`: RS256 signature with a key of /jwks, `iss`, `aud`, `exp` (with up to `expiry_grace_period` seconds of grace). Answers its claims; 401/110 when any check fails.
+         * @description Checks an id_token this server issued to `client_id`: RS256 signature with a key of /jwks, `iss`, `aud`, `exp` (with up to `expiry_grace_period` seconds of grace), and that it is not a JWT access token (`typ` at+jwt). Answers its claims; 401/110 when any check fails.
          */
         post: operations["oauthIdTokenVerify"];
         delete?: never;
@@ -2351,7 +2351,7 @@ export interface paths {
         };
         /**
          * OpenID Connect userinfo
-         * @description The person's claims as the access token's scopes allow: `sub` always; `email` and `email_verified` with `profile` or `profile:email`; `locale` with `profile:locale`; `amr` with `profile:amr`.
+         * @description The person's claims as the access token's scopes allow (an opaque or JWT access token): `sub` always (a pairwise id for clients registered with pairwise subjects); `email` and `email_verified` with `profile` or `profile:email`; `locale` with `profile:locale`; `amr` with `profile:amr`.
          */
         get: operations["userinfo"];
         put?: never;
@@ -2371,7 +2371,7 @@ export interface paths {
         };
         /**
          * The profile browsers read
-         * @description With an OAuth access token: `uid` always, the rest as its scopes allow (`profile` covers all; `profile:email`, `profile:locale`, `profile:amr`, `profile:account_disabled_at`, `profile:account_locked_at`).
+         * @description With an OAuth access token (opaque or JWT): `uid` always (for a client registered with pairwise subjects, `uid` and `sub` are its pairwise id), the rest as its scopes allow (`profile` covers all; `profile:email`, `profile:locale`, `profile:amr`, `profile:account_disabled_at`, `profile:account_locked_at`).
          */
         get: operations["profile"];
         put?: never;
@@ -2393,7 +2393,7 @@ export interface paths {
         put?: never;
         /**
          * Scoped-key metadata
-         * @description For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`. Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when the session signed in before the account's keys last changed. Needs a confirmed session. /key-data answers the OAuth server's errnos instead: 101 unknown client, 114 scopes, 119 stale sign-in, 112 unconfirmed session.
+         * @description For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`. Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when the session signed in before the account's keys last changed. Needs a confirmed session. /key-data answers the OAuth server's errnos instead: 101 unknown client, 114 scopes, 119 stale sign-in, 112 unconfirmed session; it also accepts `assertion` (50–10240 characters) and never honours it: Tessera issues no identity assertions and authorizes the call with the session token (Hawk), so an assertion sent instead of a session token answers 401/104, beside one 400/109.
          */
         post: operations["accountScopedKeyData"];
         delete?: never;
@@ -2413,7 +2413,7 @@ export interface paths {
         put?: never;
         /**
          * Scoped-key metadata (OAuth server path)
-         * @description For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`. Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when the session signed in before the account's keys last changed. Needs a confirmed session. /key-data answers the OAuth server's errnos instead: 101 unknown client, 114 scopes, 119 stale sign-in, 112 unconfirmed session.
+         * @description For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in @tessera/protocol) and encrypts the bundle to the relying party's `keys_jwk` as `keys_jwe`. Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when the session signed in before the account's keys last changed. Needs a confirmed session. /key-data answers the OAuth server's errnos instead: 101 unknown client, 114 scopes, 119 stale sign-in, 112 unconfirmed session; it also accepts `assertion` (50–10240 characters) and never honours it: Tessera issues no identity assertions and authorizes the call with the session token (Hawk), so an assertion sent instead of a session token answers 401/104, beside one 400/109.
          */
         post: operations["keyData"];
         delete?: never;
@@ -2453,7 +2453,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke an authorized client
-         * @description With `refresh_token_id`: revokes that refresh token of the client (400/108 when the account has no such token of it). Without: revokes every refresh and access token the account granted the client. Needs a confirmed session (else 403/112). Errors come from the OAuth server's catalogue.
+         * @description With `refresh_token_id`: revokes that refresh token of the client and, in the same transaction, the access tokens of its authorization grant (400/108 when the account has no such token of it). Without: revokes every refresh and access token the account granted the client. Needs a confirmed session (else 403/112). Errors come from the OAuth server's catalogue.
          */
         post: operations["authorizedClientsDestroy"];
         delete?: never;
@@ -2612,7 +2612,7 @@ export interface operations {
                          * @description What happened; the security events page of the portal explains each name. Later features add names.
                          * @enum {string}
                          */
-                        name: "account.create" | "account.login" | "account.login.failure" | "account.login.confirmed" | "account.email_verified" | "account.password_changed" | "account.password_reset_requested" | "account.password_reset" | "account.recovery_key_added" | "account.recovery_key_removed" | "account.secondary_email_added" | "account.secondary_email_verified" | "account.secondary_email_removed" | "account.primary_email_changed" | "account.linked" | "account.linked_login" | "account.unlinked" | "account.two_step_enabled" | "account.two_step_disabled" | "account.two_step_replaced" | "account.two_step_session_verified" | "account.recovery_phone_added" | "account.recovery_phone_changed" | "account.recovery_phone_removed" | "account.recovery_phone_reset_verified" | "account.recovery_codes_replaced" | "session.destroy";
+                        name: "account.create" | "account.login" | "account.login.failure" | "account.login.confirmed" | "account.email_verified" | "account.password_changed" | "account.password_reset_requested" | "account.password_reset" | "account.recovery_key_added" | "account.recovery_key_removed" | "account.secondary_email_added" | "account.secondary_email_verified" | "account.secondary_email_removed" | "account.primary_email_changed" | "account.linked" | "account.linked_login" | "account.unlinked" | "account.two_step_enabled" | "account.two_step_disabled" | "account.two_step_replaced" | "account.two_step_session_verified" | "account.recovery_phone_added" | "account.recovery_phone_changed" | "account.recovery_phone_removed" | "account.recovery_phone_reset_verified" | "account.recovery_codes_replaced" | "account.oauth_refresh_token_reused" | "session.destroy";
                         /** @description Whether it came from a confirmed session, or itself proved the mailbox or the password (false for a failed sign-in or a sign-in still waiting for confirmation). */
                         verified: boolean;
                         /** @description When, in milliseconds since the epoch. */
@@ -20812,6 +20812,8 @@ export interface operations {
                     keys_jwe?: string;
                     /** @description OpenID Connect: copied into the id_token. */
                     nonce?: string;
+                    /** @description Clients registered with pairwise subjects: an integer 0–1024 mixed into the pairwise `sub` (default 0), kept with the code; a new seed gives the relying party a new, unlinkable id for the person. Ignored for other clients. */
+                    ppid_seed?: number;
                 };
             };
         };
@@ -20826,7 +20828,7 @@ export interface operations {
                         /** @description Single use, 15 minutes. */
                         code: string;
                         state?: string;
-                        /** @description The redirect URI with `code` and `state` added: where to send the browser. */
+                        /** @description The redirect URI with `code`, `state` and `iss` (the issuer, RFC 9207) added: where to send the browser. */
                         redirect: string;
                         scope: string;
                     };
@@ -21066,6 +21068,10 @@ export interface operations {
                     keys_jwe?: string;
                     /** @description OpenID Connect: copied into the id_token. */
                     nonce?: string;
+                    /** @description Clients registered with pairwise subjects: an integer 0–1024 mixed into the pairwise `sub` (default 0), kept with the code; a new seed gives the relying party a new, unlinkable id for the person. Ignored for other clients. */
+                    ppid_seed?: number;
+                    /** @description An identity assertion (50–10240 characters), as other servers of this protocol accept. Never honoured here: Tessera authorizes this call with the session token (Hawk). Sent without a session token 401/104, with one 400/109. */
+                    assertion?: string;
                 };
             };
         };
@@ -21080,7 +21086,7 @@ export interface operations {
                         /** @description Single use, 15 minutes. */
                         code: string;
                         state?: string;
-                        /** @description The redirect URI with `code` and `state` added: where to send the browser. */
+                        /** @description The redirect URI with `code`, `state` and `iss` (the issuer, RFC 9207) added: where to send the browser. */
                         redirect: string;
                         scope: string;
                     };
@@ -21261,10 +21267,10 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description Default `authorization_code`. `fxa-credentials` (POST /oauth/token only, with a session token): first-party clients registered with canGrant.
+                     * @description Default `authorization_code`. `fxa-credentials` (POST /oauth/token only, with a session token): first-party clients registered with canGrant. `urn:ietf:params:oauth:grant-type:token-exchange` (RFC 8693): a canGrant client trades its refresh token for one with more scopes.
                      * @enum {string}
                      */
-                    grant_type?: "authorization_code" | "refresh_token" | "fxa-credentials";
+                    grant_type?: "authorization_code" | "refresh_token" | "fxa-credentials" | "urn:ietf:params:oauth:grant-type:token-exchange";
                     /**
                      * @description fxa-credentials: `offline` also issues a refresh token.
                      * @enum {string}
@@ -21286,6 +21292,17 @@ export interface operations {
                     scope?: string;
                     /** @description Seconds the access token should live; capped by the client's lifetime. */
                     ttl?: number;
+                    /** @description token exchange: the client's refresh token to exchange (it stops working). */
+                    subject_token?: string;
+                    /**
+                     * @description token exchange: `urn:ietf:params:oauth:token-type:refresh_token`, the only type exchanged.
+                     * @enum {string}
+                     */
+                    subject_token_type?: "urn:ietf:params:oauth:token-type:refresh_token";
+                    /** @description Clients registered with pairwise subjects: 0–1024 mixed into the pairwise `sub`. authorization_code: default the seed of the authorization request, else 0; refresh_token: default 0. */
+                    ppid_seed?: number;
+                    /** @description RFC 8707: the absolute URI (no fragment) of the resource server the tokens are for. The id_token's `aud` becomes `[client_id, resource]`, and so does a JWT access token's. */
+                    resource?: string;
                 };
             };
         };
@@ -21297,6 +21314,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description 64 hex; for clients registered with JWT access tokens an RS256 JWT (RFC 9068, `typ` at+jwt) signed with a key of /jwks. */
                         access_token: string;
                         /** @enum {string} */
                         token_type: "bearer";
@@ -21311,6 +21329,11 @@ export interface operations {
                         id_token?: string;
                         /** @description The scoped-key bundle the authorization request carried, once. */
                         keys_jwe?: string;
+                        /**
+                         * @description Token exchange only (RFC 8693 §2.2.1): what `access_token` is.
+                         * @enum {string}
+                         */
+                        issued_token_type?: "urn:ietf:params:oauth:token-type:access_token";
                     };
                 };
             };
@@ -21480,10 +21503,10 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description Default `authorization_code`. `fxa-credentials` (POST /oauth/token only, with a session token): first-party clients registered with canGrant.
+                     * @description Default `authorization_code`. `fxa-credentials` (POST /oauth/token only, with a session token): first-party clients registered with canGrant. `urn:ietf:params:oauth:grant-type:token-exchange` (RFC 8693): a canGrant client trades its refresh token for one with more scopes.
                      * @enum {string}
                      */
-                    grant_type?: "authorization_code" | "refresh_token" | "fxa-credentials";
+                    grant_type?: "authorization_code" | "refresh_token" | "fxa-credentials" | "urn:ietf:params:oauth:grant-type:token-exchange";
                     /**
                      * @description fxa-credentials: `offline` also issues a refresh token.
                      * @enum {string}
@@ -21505,6 +21528,19 @@ export interface operations {
                     scope?: string;
                     /** @description Seconds the access token should live; capped by the client's lifetime. */
                     ttl?: number;
+                    /** @description token exchange: the client's refresh token to exchange (it stops working). */
+                    subject_token?: string;
+                    /**
+                     * @description token exchange: `urn:ietf:params:oauth:token-type:refresh_token`, the only type exchanged.
+                     * @enum {string}
+                     */
+                    subject_token_type?: "urn:ietf:params:oauth:token-type:refresh_token";
+                    /** @description Clients registered with pairwise subjects: 0–1024 mixed into the pairwise `sub`. authorization_code: default the seed of the authorization request, else 0; refresh_token: default 0. */
+                    ppid_seed?: number;
+                    /** @description RFC 8707: the absolute URI (no fragment) of the resource server the tokens are for. The id_token's `aud` becomes `[client_id, resource]`, and so does a JWT access token's. */
+                    resource?: string;
+                    /** @description An identity assertion (50–10240 characters), as other servers of this protocol accept. Never honoured here: Tessera authorizes this call with the session token (Hawk). Sent without a session token 401/104, with one 400/109. */
+                    assertion?: string;
                 };
             };
         };
@@ -21516,6 +21552,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description 64 hex; for clients registered with JWT access tokens an RS256 JWT (RFC 9068, `typ` at+jwt) signed with a key of /jwks. */
                         access_token: string;
                         /** @enum {string} */
                         token_type: "bearer";
@@ -21530,11 +21567,25 @@ export interface operations {
                         id_token?: string;
                         /** @description The scoped-key bundle the authorization request carried, once. */
                         keys_jwe?: string;
+                        /**
+                         * @description Token exchange only (RFC 8693 §2.2.1): what `access_token` is.
+                         * @enum {string}
+                         */
+                        issued_token_type?: "urn:ietf:params:oauth:token-type:access_token";
                     };
                 };
             };
             /** @description OAuth errno 109 INVALID_PARAMETER, OAuth errno 101 UNKNOWN_CLIENT, OAuth errno 102 INCORRECT_SECRET, OAuth errno 105 UNKNOWN_CODE, OAuth errno 106 INCORRECT_CODE, OAuth errno 107 EXPIRED_CODE, OAuth errno 118 MISSING_PKCE_PARAMETERS, OAuth errno 117 INCORRECT_CODE_CHALLENGE, OAuth errno 103 INCORRECT_REDIRECT, OAuth errno 108 INVALID_TOKEN, OAuth errno 114 INVALID_SCOPES, OAuth errno 121 INVALID_GRANT_TYPE */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description OAuth errno 104 INVALID_ASSERTION */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22006,7 +22057,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An access or refresh token (64 hex). */
+                    /** @description An access or refresh token (64 hex), or a JWT access token. */
                     token: string;
                     /**
                      * @description Which kind to look for first (RFC 7009 / 7662).
@@ -22037,10 +22088,10 @@ export interface operations {
                         iat?: number;
                         /** @description Seconds since the epoch; absent for refresh tokens that live until revoked. */
                         exp?: number;
-                        /** @description The account's uid. */
+                        /** @description The account's uid; for a client registered with pairwise subjects, its pairwise id (the one its id_token showed) for an access token, and absent for a refresh token. */
                         sub?: string;
                         iss?: string;
-                        /** @description Hex SHA-256 of the token. */
+                        /** @description Hex SHA-256 of the token; for a JWT access token, its `jti` claim. */
                         jti?: string;
                     };
                 };
@@ -22201,7 +22252,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An access or refresh token (64 hex). */
+                    /** @description An access or refresh token (64 hex), or a JWT access token. */
                     token: string;
                 };
             };
@@ -22378,11 +22429,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An access or refresh token (64 hex). */
+                    /** @description An access or refresh token (64 hex), or a JWT access token. */
                     token?: string;
-                    /** @description An access or refresh token (64 hex). */
+                    /** @description An access or refresh token (64 hex), or a JWT access token. */
                     access_token?: string;
-                    /** @description An access or refresh token (64 hex). */
+                    /** @description An access or refresh token (64 hex), or a JWT access token. */
                     refresh_token?: string;
                     /**
                      * @description Which kind to look for first (RFC 7009 / 7662).
@@ -22562,11 +22613,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description An access or refresh token (64 hex). */
+                    /** @description An access or refresh token (64 hex), or a JWT access token. */
                     token?: string;
-                    /** @description An access or refresh token (64 hex). */
+                    /** @description An access or refresh token (64 hex), or a JWT access token. */
                     access_token?: string;
-                    /** @description An access or refresh token (64 hex). */
+                    /** @description An access or refresh token (64 hex), or a JWT access token. */
                     refresh_token?: string;
                     /**
                      * @description Which kind to look for first (RFC 7009 / 7662).
@@ -23254,6 +23305,8 @@ export interface operations {
                 "application/json": {
                     client_id: string;
                     scope: string;
+                    /** @description An identity assertion (50–10240 characters), as other servers of this protocol accept. Never honoured here: Tessera authorizes this call with the session token (Hawk). Sent without a session token 401/104, with one 400/109. */
+                    assertion?: string;
                 };
             };
         };
@@ -23466,7 +23519,7 @@ export interface operations {
                         refresh_token_id?: string;
                         /** @description ms */
                         created_time: number;
-                        /** @description ms */
+                        /** @description ms. A refresh token's last use, written at most hourly; for a client holding only access tokens, when the newest was issued. */
                         last_access_time: number;
                         scope: string[];
                     }[];

@@ -1746,6 +1746,7 @@ export interface OperationErrors {
     | 'UNKNOWN_CLIENT'
     | 'INCORRECT_SECRET'
     | 'INCORRECT_REDIRECT'
+    | 'INVALID_ASSERTION'
     | 'UNKNOWN_CODE'
     | 'INCORRECT_CODE'
     | 'EXPIRED_CODE'
@@ -2680,9 +2681,10 @@ export class TesseraClient {
    * With `deviceId`, removes the device and ends its session; with `sessionTokenId` (a handle from
    * /account/attached_clients, or a token id), ends that session and removes its device. Both
    * together must name the same client. With `refreshTokenId` (a handle from
-   * /account/attached_clients), revokes that OAuth refresh token (400/182 when the account has none
-   * such, or it is not of `clientId`); with `clientId` alone, revokes every refresh token of that
-   * client. Needs a confirmed session.
+   * /account/attached_clients), revokes that OAuth refresh token and, in the same transaction, the
+   * access tokens of its authorization grant (400/182 when the account has none such, or it is not
+   * of `clientId`); with `clientId` alone, revokes every refresh and access token of that client.
+   * Needs a confirmed session.
    *
    * `POST /v1/account/attached_client/destroy`. Authenticates with a sessionToken.
    *
@@ -4872,9 +4874,11 @@ export class TesseraClient {
    * Issues an authorization code for the signed-in person (a confirmed session on a confirmed
    * account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`,
    * when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with
-   * `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169);
-   * `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The
-   * code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.
+   * `invalidScopes`; a client registered with pairwise subjects is never given `profile`,
+   * `profile:write`, `profile:uid` or `profile:uid:write`, which would show it the uid); a public
+   * client sends a PKCE `code_challenge` with method `S256` (400/169); `acr_values` AAL2 needs a
+   * two-step session (400/170); `response_type` is `code` (400/168). The code is 32 random bytes
+   * (64 hex), stored as its SHA-256, single use and valid 15 minutes.
    *
    * `POST /v1/oauth/authorization`. Authenticates with a sessionToken.
    *
@@ -4921,15 +4925,20 @@ export class TesseraClient {
    * Issues an authorization code for the signed-in person (a confirmed session on a confirmed
    * account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`,
    * when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with
-   * `invalidScopes`); a public client sends a PKCE `code_challenge` with method `S256` (400/169);
-   * `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The
-   * code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes. This
-   * path answers from the OAuth server's error catalogue (the portal's error reference, OAuth
-   * section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103
-   * redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client's code,
-   * 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111
-   * bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE
-   * mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.
+   * `invalidScopes`; a client registered with pairwise subjects is never given `profile`,
+   * `profile:write`, `profile:uid` or `profile:uid:write`, which would show it the uid); a public
+   * client sends a PKCE `code_challenge` with method `S256` (400/169); `acr_values` AAL2 needs a
+   * two-step session (400/170); `response_type` is `code` (400/168). The code is 32 random bytes
+   * (64 hex), stored as its SHA-256, single use and valid 15 minutes. An `assertion` (50–10240
+   * characters) is accepted by the schema and never honoured: Tessera issues no identity assertions
+   * and authorizes this call with the session token, signed with Hawk. Sent instead of a session
+   * token it answers 401/104, beside one 400/109. This path answers from the OAuth server's error
+   * catalogue (the portal's error reference, OAuth section), not with the auth errnos quoted above:
+   * 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401),
+   * 105 unknown code, 106 another client's code, 107 expired code, 108 invalid or unknown token,
+   * 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113
+   * content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121
+   * grant_type.
    *
    * `POST /v1/authorization`. Authenticates with a sessionToken.
    *
@@ -4967,10 +4976,26 @@ export class TesseraClient {
    * `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or
    * another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients
    * registered with refresh-token rotation get a new refresh token each time and the one used stops
-   * working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds,
-   * ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with
-   * `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization
-   * request carried one.
+   * working; presenting a replaced token again (a copy, or the loser of two concurrent refreshes:
+   * there is no grace period) ends its grant, the current refresh token and every access token of
+   * it, and answers as for an unknown token (RFC 9700 §4.14.2 reuse detection). Token exchange
+   * (`grant_type=urn:ietf:params:oauth:grant-type:token-exchange`, RFC 8693): a client registered
+   * with canGrant sends its refresh token as `subject_token` with
+   * `subject_token_type=urn:ietf:params:oauth:token-type:refresh_token` and the scopes to add as
+   * `scope` (required); it gets an access token and a new refresh token for the union of the
+   * scopes, and the refresh token sent stops working (of two exchanges of one token, one succeeds);
+   * presenting it again, here or as a refresh, ends the grant as a replaced rotated token does.
+   * Unknown, revoked, expired or another client's subject token 400/182; a client without canGrant,
+   * a scope the client is not allowed, or a scope carrying a scoped key not already granted
+   * 400/163. The answer adds `issued_token_type`. The answer has `token_type` bearer, `scope`
+   * (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default),
+   * `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and
+   * `keys_jwe` when the authorization request carried one. Clients registered with pairwise
+   * subjects get as `sub` a pairwise id (32 hex) that depends on the client, the account,
+   * `ppid_seed` and, if the client rotates them, the period; clients registered with JWT access
+   * tokens get `access_token` as an RS256 JWT (`typ` at+jwt). `resource` (an absolute URI without
+   * fragment, else 400/109 or 400/107) adds that URI to the `aud` of the id_token and of a JWT
+   * access token.
    *
    * `POST /v1/oauth/token`. Authenticates with a sessionToken, or anonymously.
    *
@@ -5011,21 +5036,41 @@ export class TesseraClient {
    * `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or
    * another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients
    * registered with refresh-token rotation get a new refresh token each time and the one used stops
-   * working. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds,
-   * ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with
-   * `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization
-   * request carried one. This path answers from the OAuth server's error catalogue (the portal's
-   * error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102
-   * incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106
-   * another client's code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter,
-   * 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114
-   * scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.
+   * working; presenting a replaced token again (a copy, or the loser of two concurrent refreshes:
+   * there is no grace period) ends its grant, the current refresh token and every access token of
+   * it, and answers as for an unknown token (RFC 9700 §4.14.2 reuse detection). Token exchange
+   * (`grant_type=urn:ietf:params:oauth:grant-type:token-exchange`, RFC 8693): a client registered
+   * with canGrant sends its refresh token as `subject_token` with
+   * `subject_token_type=urn:ietf:params:oauth:token-type:refresh_token` and the scopes to add as
+   * `scope` (required); it gets an access token and a new refresh token for the union of the
+   * scopes, and the refresh token sent stops working (of two exchanges of one token, one succeeds);
+   * presenting it again, here or as a refresh, ends the grant as a replaced rotated token does.
+   * Unknown, revoked, expired or another client's subject token 400/182; a client without canGrant,
+   * a scope the client is not allowed, or a scope carrying a scoped key not already granted
+   * 400/163. The answer adds `issued_token_type`. The answer has `token_type` bearer, `scope`
+   * (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default),
+   * `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and
+   * `keys_jwe` when the authorization request carried one. Clients registered with pairwise
+   * subjects get as `sub` a pairwise id (32 hex) that depends on the client, the account,
+   * `ppid_seed` and, if the client rotates them, the period; clients registered with JWT access
+   * tokens get `access_token` as an RS256 JWT (`typ` at+jwt). `resource` (an absolute URI without
+   * fragment, else 400/109 or 400/107) adds that URI to the `aud` of the id_token and of a JWT
+   * access token. An `assertion` (50–10240 characters) is accepted by the schema and never
+   * honoured: Tessera issues no identity assertions; it answers 401/104 saying to use the
+   * fxa-credentials grant on POST /oauth/token with a Hawk-signed session token, and so does
+   * `grant_type=fxa-credentials` on this path. This path answers from the OAuth server's error
+   * catalogue (the portal's error reference, OAuth section), not with the auth errnos quoted above:
+   * 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401),
+   * 105 unknown code, 106 another client's code, 107 expired code, 108 invalid or unknown token,
+   * 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113
+   * content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121
+   * grant_type.
    *
    * `POST /v1/token`. No authentication.
    *
    * @throws {TesseraApiError} UNKNOWN_CLIENT (101), INCORRECT_SECRET (102),
-   * INCORRECT_REDIRECT (103), UNKNOWN_CODE (105), INCORRECT_CODE (106), EXPIRED_CODE (107),
-   * INVALID_TOKEN (108), INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113),
+   * INCORRECT_REDIRECT (103), INVALID_ASSERTION (104), UNKNOWN_CODE (105), INCORRECT_CODE (106),
+   * EXPIRED_CODE (107), INVALID_TOKEN (108), INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113),
    * REQUEST_TOO_LARGE (113), INVALID_SCOPES (114), THROTTLED (114), INCORRECT_CODE_CHALLENGE (117),
    * MISSING_PKCE_PARAMETERS (118), INVALID_GRANT_TYPE (121), SERVER_BUSY (201),
    * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
@@ -5037,11 +5082,11 @@ export class TesseraClient {
   }
 
   /**
-   * The keys that sign id_tokens.
+   * The keys that sign id_tokens and JWT access tokens.
    *
-   * A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens are valid (`kid` names the
-   * key in a token's header): the current key, and during a rotation the next key
-   * (OAUTH_NEXT_SIGNING_KEY_FILE) and the previous one (OAUTH_PREVIOUS_SIGNING_KEY_FILE).
+   * A JWK Set (RFC 7517) of the RSA keys whose signatures on id_tokens and JWT access tokens are
+   * valid (`kid` names the key in a token's header): the current key, and during a rotation the
+   * next key (OAUTH_NEXT_SIGNING_KEY_FILE) and the previous one (OAUTH_PREVIOUS_SIGNING_KEY_FILE).
    *
    * `GET /v1/jwks`. No authentication.
    *
@@ -5114,7 +5159,9 @@ export class TesseraClient {
    * The calling client authenticates like at /token (Basic, `client_secret`, or `client_id` alone
    * for a public client) and learns about its own access and refresh tokens: `active: true` with
    * scope, client_id, token_type, iat, exp (seconds, per the RFC), sub, iss and jti. Unknown,
-   * expired, revoked and other clients' tokens all answer `{active: false}`.
+   * expired, revoked and other clients' tokens all answer `{active: false}`, and so do JWTs with a
+   * bad signature, another issuer, `alg` none or a `typ` other than at+jwt. A client registered
+   * with pairwise subjects is shown its pairwise `sub`, never the uid.
    *
    * `POST /v1/introspect`. No authentication.
    *
@@ -5133,9 +5180,12 @@ export class TesseraClient {
   /**
    * Verify an access token.
    *
-   * For resource servers: the live access token's account (`user`), client, scopes (an array), the
-   * account's `generation` (when its password was last set, ms) and `profile_changed_at` (ms).
-   * 400/108 (OAuth catalogue) when the token is unknown, expired or revoked.
+   * For resource servers: the live access token (opaque, or a JWT access token whose signature,
+   * issuer, `typ` and expiry are checked and which has not been revoked) and its account (`user`:
+   * the uid, or for a client registered with pairwise subjects its pairwise id), client, scopes (an
+   * array), the account's `generation` (when its password was last set, ms) and
+   * `profile_changed_at` (ms). 400/108 (OAuth catalogue) when the token is unknown, expired or
+   * revoked.
    *
    * `POST /v1/verify`. No authentication.
    *
@@ -5153,11 +5203,17 @@ export class TesseraClient {
    * Revoke a token (RFC 7009).
    *
    * The calling client authenticates like at /token and revokes one of its own access or refresh
-   * tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says,
-   * the answer is `{}` whether or not the token existed or was the client's (another client's token
-   * is left alone). /destroy answers errors from the OAuth server's catalogue (unknown client
-   * 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth
-   * server's (400/162, 400/171, 400/107 or 108).
+   * tokens (`token`, or the older `access_token` / `refresh_token` fields). A refresh token is
+   * revoked with every access token of its authorization grant, in one transaction (RFC 7009 §2.1):
+   * the first one, those of later refreshes and rotations, and those of a token exchange's
+   * successor, JWT access tokens included (tokens issued before grant ids existed are not tied to
+   * one and expire on their own). An access token is revoked alone: its refresh token keeps
+   * working. A JWT access token revoked here is refused by Tessera from then on, but a resource
+   * server that only checks its signature cannot know. As RFC 7009 §2.2 says, the answer is `{}`
+   * whether or not the token existed or was the client's (another client's token is left alone).
+   * /destroy answers errors from the OAuth server's catalogue (unknown client 400/101, wrong secret
+   * 400/102, invalid parameter 400/109), /oauth/destroy from the auth server's (400/162, 400/171,
+   * 400/107 or 108).
    *
    * `POST /v1/destroy`. No authentication.
    *
@@ -5175,11 +5231,17 @@ export class TesseraClient {
    * Revoke a token (RFC 7009, auth-server path).
    *
    * The calling client authenticates like at /token and revokes one of its own access or refresh
-   * tokens (`token`, or the older `access_token` / `refresh_token` fields). As RFC 7009 §2.2 says,
-   * the answer is `{}` whether or not the token existed or was the client's (another client's token
-   * is left alone). /destroy answers errors from the OAuth server's catalogue (unknown client
-   * 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth
-   * server's (400/162, 400/171, 400/107 or 108).
+   * tokens (`token`, or the older `access_token` / `refresh_token` fields). A refresh token is
+   * revoked with every access token of its authorization grant, in one transaction (RFC 7009 §2.1):
+   * the first one, those of later refreshes and rotations, and those of a token exchange's
+   * successor, JWT access tokens included (tokens issued before grant ids existed are not tied to
+   * one and expire on their own). An access token is revoked alone: its refresh token keeps
+   * working. A JWT access token revoked here is refused by Tessera from then on, but a resource
+   * server that only checks its signature cannot know. As RFC 7009 §2.2 says, the answer is `{}`
+   * whether or not the token existed or was the client's (another client's token is left alone).
+   * /destroy answers errors from the OAuth server's catalogue (unknown client 400/101, wrong secret
+   * 400/102, invalid parameter 400/109), /oauth/destroy from the auth server's (400/162, 400/171,
+   * 400/107 or 108).
    *
    * `POST /v1/oauth/destroy`. No authentication.
    *
@@ -5200,8 +5262,8 @@ export class TesseraClient {
    * Verify an id_token.
    *
    * Checks an id_token this server issued to `client_id`: RS256 signature with a key of /jwks,
-   * `iss`, `aud`, `exp` (with up to `expiry_grace_period` seconds of grace). Answers its claims;
-   * 401/110 when any check fails.
+   * `iss`, `aud`, `exp` (with up to `expiry_grace_period` seconds of grace), and that it is not a
+   * JWT access token (`typ` at+jwt). Answers its claims; 401/110 when any check fails.
    *
    * `POST /v1/oauth/id-token-verify`. No authentication.
    *
@@ -5220,7 +5282,8 @@ export class TesseraClient {
   /**
    * OpenID Connect userinfo.
    *
-   * The person's claims as the access token's scopes allow: `sub` always; `email` and
+   * The person's claims as the access token's scopes allow (an opaque or JWT access token): `sub`
+   * always (a pairwise id for clients registered with pairwise subjects); `email` and
    * `email_verified` with `profile` or `profile:email`; `locale` with `profile:locale`; `amr` with
    * `profile:amr`.
    *
@@ -5242,8 +5305,9 @@ export class TesseraClient {
   /**
    * The profile browsers read.
    *
-   * With an OAuth access token: `uid` always, the rest as its scopes allow (`profile` covers all;
-   * `profile:email`, `profile:locale`, `profile:amr`, `profile:account_disabled_at`,
+   * With an OAuth access token (opaque or JWT): `uid` always (for a client registered with pairwise
+   * subjects, `uid` and `sub` are its pairwise id), the rest as its scopes allow (`profile` covers
+   * all; `profile:email`, `profile:locale`, `profile:amr`, `profile:account_disabled_at`,
    * `profile:account_locked_at`).
    *
    * `GET /v1/profile`. Authenticates with an OAuth access token.
@@ -5271,7 +5335,10 @@ export class TesseraClient {
    * Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when
    * the session signed in before the account's keys last changed. Needs a confirmed session.
    * /key-data answers the OAuth server's errnos instead: 101 unknown client, 114 scopes, 119 stale
-   * sign-in, 112 unconfirmed session.
+   * sign-in, 112 unconfirmed session; it also accepts `assertion` (50–10240 characters) and never
+   * honours it: Tessera issues no identity assertions and authorizes the call with the session
+   * token (Hawk), so an assertion sent instead of a session token answers 401/104, beside one
+   * 400/109.
    *
    * `POST /v1/account/scoped-key-data`. Authenticates with a sessionToken.
    *
@@ -5304,7 +5371,10 @@ export class TesseraClient {
    * Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when
    * the session signed in before the account's keys last changed. Needs a confirmed session.
    * /key-data answers the OAuth server's errnos instead: 101 unknown client, 114 scopes, 119 stale
-   * sign-in, 112 unconfirmed session.
+   * sign-in, 112 unconfirmed session; it also accepts `assertion` (50–10240 characters) and never
+   * honours it: Tessera issues no identity assertions and authorizes the call with the session
+   * token (Hawk), so an assertion sent instead of a session token answers 401/104, beside one
+   * 400/109.
    *
    * `POST /v1/key-data`. Authenticates with a sessionToken.
    *
@@ -5353,10 +5423,10 @@ export class TesseraClient {
   /**
    * Revoke an authorized client.
    *
-   * With `refresh_token_id`: revokes that refresh token of the client (400/108 when the account has
-   * no such token of it). Without: revokes every refresh and access token the account granted the
-   * client. Needs a confirmed session (else 403/112). Errors come from the OAuth server's
-   * catalogue.
+   * With `refresh_token_id`: revokes that refresh token of the client and, in the same transaction,
+   * the access tokens of its authorization grant (400/108 when the account has no such token of
+   * it). Without: revokes every refresh and access token the account granted the client. Needs a
+   * confirmed session (else 403/112). Errors come from the OAuth server's catalogue.
    *
    * `POST /v1/authorized-clients/destroy`. Authenticates with a sessionToken.
    *

@@ -90,7 +90,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ devices: DevicesService }
     config: { auth: 'sessionTokenVerified' },
     schema: {
       tags: [TAG], summary: 'Sign out an attached client',
-      description: 'With `deviceId`, removes the device and ends its session; with `sessionTokenId` (a handle from /account/attached_clients, or a token id), ends that session and removes its device. Both together must name the same client. With `refreshTokenId` (a handle from /account/attached_clients), revokes that OAuth refresh token (400/182 when the account has none such, or it is not of `clientId`); with `clientId` alone, revokes every refresh token of that client. Needs a confirmed session.',
+      description: 'With `deviceId`, removes the device and ends its session; with `sessionTokenId` (a handle from /account/attached_clients, or a token id), ends that session and removes its device. Both together must name the same client. With `refreshTokenId` (a handle from /account/attached_clients), revokes that OAuth refresh token and, in the same transaction, the access tokens of its authorization grant (400/182 when the account has none such, or it is not of `clientId`); with `clientId` alone, revokes every refresh and access token of that client. Needs a confirmed session.',
       body: Type.Object({
         clientId: Type.Optional(hex(16, 'An OAuth client id.')),
         deviceId: Type.Optional(deviceId),

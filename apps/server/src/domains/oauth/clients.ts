@@ -24,11 +24,29 @@ export interface ClientRegistration {
   accessTokenTtlSeconds?: number;
   refreshTokenTtlSeconds?: number;
   rotateRefreshTokens?: boolean;
+  /** Pairwise subject identifiers: the client never sees the account's uid. */
+  pairwiseSubjects?: boolean;
+  /** Seconds after which the pairwise subjects change (0 or absent: never); only with pairwiseSubjects. */
+  pairwiseRotationSeconds?: number;
+  /** Access tokens are RS256 JWTs (RFC 9068). */
+  jwtAccessTokens?: boolean;
   createdAt: number;
 }
 
 export const MAX_ACCESS_TOKEN_TTL_SECONDS = 86_400;
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 86_400;
+
+/** Pairwise rotation periods: at least an hour, at most a year. */
+export const MIN_PAIRWISE_ROTATION_SECONDS = 3600;
+export const MAX_PAIRWISE_ROTATION_SECONDS = 365 * 86_400;
+
+/**
+ * Scopes that would show a pairwise client the account's real uid (GET /profile answers `uid` to
+ * `profile` and `profile:uid`, and `:write` covers its read): refused to pairwise clients.
+ */
+export function revealsUid(scope: string): boolean {
+  return scope === 'profile' || scope === 'profile:write' || scope === 'profile:uid' || scope === 'profile:uid:write';
+}
 
 export class ClientRegistrationError extends Error {
   constructor(message: string) {
@@ -122,16 +140,28 @@ export function clientFromRegistration(reg: ClientRegistration, hash: (secret: s
   if (!Number.isInteger(refreshTokenTtlSeconds) || refreshTokenTtlSeconds < 0 || refreshTokenTtlSeconds > 10 * 365 * 86_400) {
     throw new ClientRegistrationError(`client ${id}: refresh token lifetime must be 0 (until revoked) to ten years, in seconds`);
   }
+  const pairwiseSubjects = reg.pairwiseSubjects ?? false;
+  const pairwiseRotationSeconds = reg.pairwiseRotationSeconds ?? 0;
+  if (pairwiseRotationSeconds !== 0) {
+    if (!pairwiseSubjects) throw new ClientRegistrationError(`client ${id}: a pairwise rotation period needs pairwise subjects`);
+    if (!Number.isInteger(pairwiseRotationSeconds) || pairwiseRotationSeconds < MIN_PAIRWISE_ROTATION_SECONDS || pairwiseRotationSeconds > MAX_PAIRWISE_ROTATION_SECONDS) {
+      throw new ClientRegistrationError(`client ${id}: the pairwise rotation period must be 0 (never) or ${MIN_PAIRWISE_ROTATION_SECONDS}–${MAX_PAIRWISE_ROTATION_SECONDS} seconds`);
+    }
+  }
+  const revealing = pairwiseSubjects ? reg.allowedScopes.filter(revealsUid) : [];
+  if (revealing.length) throw new ClientRegistrationError(`client ${id}: a client with pairwise subjects may not be allowed ${revealing.join(' ')} (it would show the account's uid); use profile:email, profile:locale, … instead`);
   return {
     id, name, imageUri, redirectUri: redirectUris[0]!, redirectUris, hashedSecret, hashedSecretPrevious: null,
     trusted: reg.trusted, publicClient: reg.publicClient, canGrant: reg.canGrant, allowedScopes: [...new Set(reg.allowedScopes)],
     localRedirects: reg.localRedirects ?? false, accessTokenTtlSeconds, refreshTokenTtlSeconds,
-    rotateRefreshTokens: reg.rotateRefreshTokens ?? false, createdAt: reg.createdAt,
+    rotateRefreshTokens: reg.rotateRefreshTokens ?? false, pairwiseSubjects, pairwiseRotationSeconds,
+    jwtAccessTokens: reg.jwtAccessTokens ?? false, createdAt: reg.createdAt,
   };
 }
 
 const FILE_KEYS = new Set(['id', 'name', 'imageUri', 'redirectUris', 'hashedSecret', 'trusted', 'public', 'canGrant', 'allowedScopes',
-  'localRedirects', 'accessTokenTtlSeconds', 'refreshTokenTtlSeconds', 'rotateRefreshTokens']);
+  'localRedirects', 'accessTokenTtlSeconds', 'refreshTokenTtlSeconds', 'rotateRefreshTokens', 'pairwiseSubjects', 'pairwiseRotationSeconds',
+  'jwtAccessTokens']);
 
 /**
  * Reads OAUTH_CLIENTS_FILE: a JSON array of clients, e.g.
@@ -179,7 +209,8 @@ export function parseClientsFile(text: string, now: number, source = 'OAUTH_CLIE
       hashedSecret: e.hashedSecret === undefined ? null : str('hashedSecret'), trusted: flag('trusted'), publicClient: flag('public'),
       canGrant: flag('canGrant'), allowedScopes: e.allowedScopes === undefined ? [] : strings('allowedScopes'),
       localRedirects: flag('localRedirects'), accessTokenTtlSeconds: num('accessTokenTtlSeconds'),
-      refreshTokenTtlSeconds: num('refreshTokenTtlSeconds'), rotateRefreshTokens: flag('rotateRefreshTokens'), createdAt: now,
+      refreshTokenTtlSeconds: num('refreshTokenTtlSeconds'), rotateRefreshTokens: flag('rotateRefreshTokens'),
+      pairwiseSubjects: flag('pairwiseSubjects'), pairwiseRotationSeconds: num('pairwiseRotationSeconds'), jwtAccessTokens: flag('jwtAccessTokens'), createdAt: now,
     };
   });
 }

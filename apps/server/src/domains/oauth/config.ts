@@ -9,7 +9,7 @@ const list = (raw: string): string[] => raw.split(',').map((s) => s.trim()).filt
 export const oauthConfig = defineConfig({
   clientsFile: {
     env: 'OAUTH_CLIENTS_FILE', default: '', defaultText: '(none)', parse: str,
-    description: 'A JSON array of OAuth clients registered (or updated, the file wins) at every start: `id` (16 hex; browsers ship fixed ids, e.g. Firefox desktop `5882386c6d801776`), `name`, `redirectUris`, `public`, `hashedSecret` (SHA-256 of a confidential client\'s secret bytes), `trusted`, `canGrant`, `allowedScopes`, `localRedirects`, `accessTokenTtlSeconds`, `refreshTokenTtlSeconds`, `rotateRefreshTokens`, `imageUri`. An invalid entry stops the start.',
+    description: 'A JSON array of OAuth clients registered (or updated, the file wins) at every start: `id` (16 hex; browsers ship fixed ids, e.g. Firefox desktop `5882386c6d801776`), `name`, `redirectUris`, `public`, `hashedSecret` (SHA-256 of a confidential client\'s secret bytes), `trusted`, `canGrant`, `allowedScopes`, `localRedirects`, `accessTokenTtlSeconds`, `refreshTokenTtlSeconds`, `rotateRefreshTokens`, `pairwiseSubjects`, `pairwiseRotationSeconds`, `jwtAccessTokens`, `imageUri`. An invalid entry stops the start.',
   },
   corsOrigins: {
     env: 'OAUTH_CORS_ORIGINS', default: [] as string[], defaultText: '(none)', parse: list,
@@ -27,6 +27,14 @@ export const oauthConfig = defineConfig({
   previousSigningKeyFile: {
     env: 'OAUTH_PREVIOUS_SIGNING_KEY_FILE', default: '', defaultText: '(none)', parse: str,
     description: 'Key rotation: the retired signing key (PEM, public half used), still published at /v1/jwks and accepted by /oauth/id-token-verify until the id_tokens it signed have expired.',
+  },
+  ppidSecret: {
+    env: 'OAUTH_PPID_SECRET', secret: true, default: '', defaultText: '$DATA_DIR/oauth-ppid-secret (generated in development)',
+    parse: (raw) => {
+      if (!/^[0-9a-fA-F]{64}$/.test(raw)) throw new Error('must be 64 hex characters (32 bytes), e.g. `openssl rand -hex 32`');
+      return raw.toLowerCase();
+    },
+    description: 'The salt of pairwise subject identifiers (clients registered with `pairwiseSubjects`): 64 hex characters (`openssl rand -hex 32`), the same on every instance. Keep it secret: with it and a client id anyone could test which account a pairwise `sub` belongs to. Never change it: every pairwise client would see its people under new ids. Required in production; unset outside production, one is generated once into the data folder.',
   },
   syncTokenserverUrl: {
     env: 'SYNC_TOKENSERVER_URL', default: '', defaultText: '(none)', parse: str,

@@ -19,16 +19,19 @@ export function discoveryDocument(issuer: string) {
     revocation_endpoint: `${v1}/destroy`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
-    subject_types_supported: ['public'],
+    // Token exchange (RFC 8693) is for clients registered with canGrant; others are refused 400/114.
+    grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+    subject_types_supported: ['public', 'pairwise'],
     id_token_signing_alg_values_supported: ['RS256'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256'],
     scopes_supported: ['openid', 'profile', 'profile:uid', 'profile:email', 'profile:locale', 'profile:amr', 'profile:account_disabled_at', 'profile:account_locked_at'],
-    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'amr', 'acr', 'email', 'email_verified', 'locale'],
+    claims_supported: ['sub', 'iss', 'aud', 'azp', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'amr', 'acr', 'email', 'email_verified', 'locale'],
     acr_values_supported: ['AAL1', 'AAL2'],
+    // RFC 9207: every authorization response (the `redirect` of POST /authorization) carries `iss`.
+    authorization_response_iss_parameter_supported: true,
   };
 }
 

@@ -5,6 +5,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
 import { loadPublicJwk, type SigningKey } from '../keys/index.js';
 import type { AccountRecords } from '../accounts/index.js';
+import type { SecurityEvents } from '../security-events/index.js';
+import { AccessTokenJwts } from './access-jwt.js';
 import type { OAuthConfig } from './config.js';
 import { installCors } from './cors.js';
 import { discoveryRoutes } from './discovery.js';
@@ -17,7 +19,7 @@ import { GrantsService } from './grants/service.js';
 import { deleteGrantsOf, deletePublicGrantsOf } from './grants/store.js';
 import { oauthRoutes } from './routes.js';
 import { OAuthService } from './service.js';
-import { deleteAccessTokensOf, findAccessToken, type AccessToken } from './store.js';
+import { deleteAccessTokensOf, type AccessToken } from './store.js';
 
 // The oauth domain: the clients registry (GET /client/{id}, the start-up file, the admin command),
 // access tokens and the OAuth bearer strategy. Password changes, resets and account deletion revoke
@@ -45,24 +47,26 @@ export interface OAuthDomainDeps {
   issuer: string;
   records: AccountRecords;
   config: OAuthConfig;
+  /** OAUTH_PPID_SECRET, or the development data folder's. */
+  ppidSecret: string;
+  /** Records a detected refresh-token reuse for the account. */
+  securityEvents: SecurityEvents;
 }
 
-export function createOAuthDomain({ db, clock, signingKey, issuer, records, config }: OAuthDomainDeps): Domain<OAuthService> {
-  const oauthToken: TokenStrategy<AccessToken> = {
-    kind: 'oauth',
-    description: 'An OAuth access token.',
-    async find(token, now) {
-      const t = await findAccessToken(db, token);
-      return t && t.expiresAt > now ? t : null;
-    },
-  };
+export function createOAuthDomain({ db, clock, signingKey, issuer, records, config, ppidSecret, securityEvents }: OAuthDomainDeps): Domain<OAuthService> {
   // /jwks slots: the current key, the next one (pre-published) and the previous one (still verifying).
   const jwks = [signingKey.publicJwk, loadPublicJwk(config.nextSigningKeyFile), loadPublicJwk(config.previousSigningKeyFile)]
     .filter((k): k is NonNullable<typeof k> => k !== null);
+  const accessJwts = new AccessTokenJwts({ signingKey, issuer, jwks });
+  const oauthToken: TokenStrategy<AccessToken> = {
+    kind: 'oauth',
+    description: 'An OAuth access token: opaque (64 hex) or, for clients registered with jwtAccessTokens, a JWT access token.',
+    find: (token, now) => accessJwts.find(db, token, now),
+  };
   const service = new OAuthService();
-  const grants = new GrantsService({ db, clock, oauth: service, signingKey, issuer });
+  const grants = new GrantsService({ db, clock, oauth: service, signingKey, issuer, accessJwts, ppidSecret, keyBearingScopes: config.keyBearingScopes, securityEvents });
   const register = routesOf(oauthRoutes, { oauth: service, db });
-  const tokens = new TokensService({ db, clock, records, signingKey, issuer, jwks });
+  const tokens = new TokensService({ db, clock, records, signingKey, issuer, jwks, accessJwts });
   const registerGrants = routesOf(grantRoutes, { grants, jwks });
   const registerTokens = routesOf(tokenRoutes, { grants, tokens });
   const registerAuthorized = routesOf(authorizedClientRoutes, { db, clock, oauth: service });

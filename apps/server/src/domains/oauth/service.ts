@@ -2,7 +2,7 @@ import { constantTimeStringEqual, randomHex } from '@tessera/protocol';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
 import type { Executor } from '../../storage/executor.js';
-import { deleteClientGrantsOf, deleteRefreshTokenOf, listRefreshTokensOf } from './grants/store.js';
+import { deleteClientGrantsOf, listRefreshTokensOf, revokeRefreshTokenGrant } from './grants/store.js';
 import { clientFromRegistration, redirectUriMatches, type ClientRegistration } from './clients.js';
 import {
   deleteClient, findClient, hashToken, insertAccessToken, insertClient, listClients, updateClient, updateClientSecrets, type OAuthClient,
@@ -109,9 +109,13 @@ export class OAuthService {
     return listRefreshTokensOf(db, uid);
   }
 
-  /** Revokes the account's refresh token by handle (SHA-256 of the token), of `clientId` when given. */
-  revokeRefreshToken(db: Executor, uid: string, id: string, clientId?: string): Promise<boolean> {
-    return /^[0-9a-f]{64}$/.test(id) ? deleteRefreshTokenOf(db, uid, id, clientId) : Promise.resolve(false);
+  /**
+   * Revokes the account's refresh token by handle (SHA-256 of the token), of `clientId` when given,
+   * and in the same transaction the access tokens of its grant (RFC 7009 §2.1).
+   */
+  revokeRefreshToken(db: Kysely<Database>, uid: string, id: string, clientId?: string): Promise<boolean> {
+    if (!/^[0-9a-f]{64}$/.test(id)) return Promise.resolve(false);
+    return db.transaction().execute((trx) => revokeRefreshTokenGrant(trx, id, { uid, ...(clientId ? { clientId } : {}) }));
   }
 
   /** Revokes every refresh and access token the account granted the client, in one transaction. */
@@ -130,7 +134,7 @@ export class OAuthService {
     const token = randomHex(32);
     await insertAccessToken(db, {
       tokenHash: hashToken(token), clientId: t.clientId, uid: t.uid, scope: t.scope, createdAt: t.now,
-      expiresAt: t.now + t.ttlMs, profileChangedAt: t.profileChangedAt,
+      expiresAt: t.now + t.ttlMs, profileChangedAt: t.profileChangedAt, grantId: randomHex(16),
     });
     return token;
   }

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Executor } from '../../storage/executor.js';
-import type { OauthClientsTable } from '../../storage/schema.js';
+import { groupedInsert } from '../../storage/grouped-insert.js';
+import { preparedQuery } from '../../storage/prepared.js';
+import type { Database, OauthAccessTokensTable, OauthClientsTable } from '../../storage/schema.js';
 
 // OAuth clients and access tokens: the part stub accounts need today. The OAuth server issue adds
 // codes, refresh tokens and the grant pipelines on these tables.
@@ -28,6 +30,12 @@ export interface OAuthClient {
   /** 0: refresh tokens live until revoked. */
   refreshTokenTtlSeconds: number;
   rotateRefreshTokens: boolean;
+  /** id_tokens, userinfo, introspection and /verify show the client a pairwise `sub`, never the uid. */
+  pairwiseSubjects: boolean;
+  /** Seconds after which a pairwise subject changes; 0: never. */
+  pairwiseRotationSeconds: number;
+  /** Access tokens are RS256 JWTs (RFC 9068) rather than opaque hex. */
+  jwtAccessTokens: boolean;
   createdAt: number;
 }
 
@@ -38,6 +46,12 @@ export interface AccessToken {
   scope: string[];
   createdAt: number;
   expiresAt: number;
+  /** The `sub` the client is shown: the uid, or its pairwise id for the account. */
+  subject: string;
+  /** Set when the token presented was a JWT access token: its jti. */
+  jti?: string;
+  /** The authorization grant it was minted from (null for tokens older than grant ids). */
+  grantId?: string | null;
 }
 
 /** protocol.md §8.1: access tokens are stored only as SHA-256(token). */
@@ -52,6 +66,7 @@ function clientRow(c: OAuthClient) {
     public_client: c.publicClient ? 1 : 0, can_grant: c.canGrant ? 1 : 0, allowed_scopes: c.allowedScopes.join(' '),
     local_redirects: c.localRedirects ? 1 : 0, access_token_ttl: c.accessTokenTtlSeconds,
     refresh_token_ttl: c.refreshTokenTtlSeconds, rotate_refresh_tokens: c.rotateRefreshTokens ? 1 : 0,
+    pairwise_subjects: c.pairwiseSubjects ? 1 : 0, pairwise_rotation: c.pairwiseRotationSeconds, jwt_access_tokens: c.jwtAccessTokens ? 1 : 0,
   };
 }
 
@@ -74,6 +89,7 @@ export async function updateClientSecrets(db: Executor, id: string, hashedSecret
 export async function deleteClient(db: Executor, id: string): Promise<boolean> {
   await db.deleteFrom('oauth_access_tokens').where('client_id', '=', id).execute();
   await db.deleteFrom('oauth_refresh_tokens').where('client_id', '=', id).execute();
+  await db.deleteFrom('oauth_retired_refresh_tokens').where('client_id', '=', id).execute();
   await db.deleteFrom('oauth_codes').where('client_id', '=', id).execute();
   const r = await db.deleteFrom('oauth_clients').where('id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
@@ -87,12 +103,18 @@ function rowToClient(r: Selectable<OauthClientsTable>): OAuthClient {
     trusted: Number(r.trusted) === 1, publicClient: Number(r.public_client) === 1, canGrant: Number(r.can_grant) === 1,
     allowedScopes: r.allowed_scopes.split(' ').filter(Boolean), localRedirects: Number(r.local_redirects) === 1,
     accessTokenTtlSeconds: Number(r.access_token_ttl), refreshTokenTtlSeconds: Number(r.refresh_token_ttl),
-    rotateRefreshTokens: Number(r.rotate_refresh_tokens) === 1, createdAt: Number(r.created_at),
+    rotateRefreshTokens: Number(r.rotate_refresh_tokens) === 1, pairwiseSubjects: Number(r.pairwise_subjects) === 1,
+    pairwiseRotationSeconds: Number(r.pairwise_rotation), jwtAccessTokens: Number(r.jwt_access_tokens) === 1, createdAt: Number(r.created_at),
   };
 }
 
+// Every token request, introspection and revocation looks the client up, and every introspection
+// and bearer-token request an access token: compiled once (storage/prepared.ts), run with the key.
+const clientById = preparedQuery<Selectable<OauthClientsTable>, [string]>((db) => db.selectFrom('oauth_clients').selectAll().where('id', '=', ''));
+const accessTokenByHash = preparedQuery<Selectable<OauthAccessTokensTable>, [string]>((db) => db.selectFrom('oauth_access_tokens').selectAll().where('token_hash', '=', ''));
+
 export async function findClient(db: Executor, id: string): Promise<OAuthClient | null> {
-  const r = await db.selectFrom('oauth_clients').selectAll().where('id', '=', id.toLowerCase()).executeTakeFirst();
+  const [r] = await clientById(db as Kysely<Database>, id.toLowerCase());
   return r ? rowToClient(r) : null;
 }
 
@@ -101,17 +123,41 @@ export async function listClients(db: Executor): Promise<OAuthClient[]> {
   return rows.map(rowToClient);
 }
 
-export async function insertAccessToken(db: Executor, t: AccessToken & { profileChangedAt: number }): Promise<void> {
-  await db.insertInto('oauth_access_tokens').values({
+/** The subject is stored only when it is not the uid (a pairwise client's). */
+export async function insertAccessToken(db: Executor, t: Omit<AccessToken, 'subject'> & { subject?: string; profileChangedAt: number }): Promise<void> {
+  const row = {
     token_hash: t.tokenHash, client_id: t.clientId, uid: t.uid, scope: t.scope.join(' '),
     created_at: t.createdAt, expires_at: t.expiresAt, profile_changed_at: t.profileChangedAt,
-  }).execute();
+    subject: t.subject !== undefined && t.subject !== t.uid ? t.subject : null, grant_id: t.grantId ?? null,
+  };
+  // Outside a transaction (a refresh writes only this row), concurrent requests share one INSERT.
+  if (!db.isTransaction) return groupedAccessTokenInsert(db as Kysely<Database>, row);
+  await db.insertInto('oauth_access_tokens').values(row).execute();
 }
 
+const groupedAccessTokenInsert = groupedInsert<'oauth_access_tokens', Insertable<OauthAccessTokensTable>>('oauth_access_tokens',
+  ['token_hash', 'client_id', 'uid', 'scope', 'created_at', 'expires_at', 'profile_changed_at', 'subject', 'grant_id']);
+
 export async function findAccessToken(db: Executor, token: string): Promise<AccessToken | null> {
-  const r = await db.selectFrom('oauth_access_tokens').selectAll().where('token_hash', '=', hashToken(token)).executeTakeFirst();
+  return findAccessTokenByHash(db, hashToken(token));
+}
+
+/** A stored access token by its hash (a JWT access token's row is keyed by `jwtAccessTokenHash` of its jti). */
+export async function findAccessTokenByHash(db: Executor, tokenHash: string): Promise<AccessToken | null> {
+  const [r] = await accessTokenByHash(db as Kysely<Database>, tokenHash);
   if (!r) return null;
-  return { tokenHash: r.token_hash, clientId: r.client_id, uid: r.uid, scope: r.scope.split(' ').filter(Boolean), createdAt: r.created_at, expiresAt: r.expires_at };
+  return {
+    tokenHash: r.token_hash, clientId: r.client_id, uid: r.uid, scope: r.scope.split(' ').filter(Boolean), createdAt: Number(r.created_at), expiresAt: Number(r.expires_at),
+    subject: r.subject ?? r.uid, grantId: r.grant_id,
+  };
+}
+
+/**
+ * The row key of a JWT access token: SHA-256 of `at+jwt:` and its jti. No 64-hex opaque token hashes
+ * to it (those hash 32 bytes; this hashes 71), so a jti is never accepted as an opaque token.
+ */
+export function jwtAccessTokenHash(jti: string): string {
+  return createHash('sha256').update(`at+jwt:${jti}`, 'utf8').digest('hex');
 }
 
 export async function deleteAccessTokensOf(db: Executor, uid: string): Promise<void> {

@@ -29,6 +29,7 @@ export const SECURITY_EVENTS = {
   'account.recovery_phone_removed': 'The recovery phone was removed (`DELETE /recovery_phone`, or with two-step authentication).',
   'account.recovery_phone_reset_verified': 'During a password reset, an SMS code to the recovery phone stood in for the second factor (`/recovery_phone/reset_password/confirm`).',
   'account.recovery_codes_replaced': 'New backup codes replaced every earlier one (`/recoveryCodes`).',
+  'account.oauth_refresh_token_reused': 'A refresh token that a refresh with rotation or a token exchange had already replaced was presented again: someone holds a copy of it, so the app\'s sign-in it belonged to ended, its refresh and access tokens (`additionalInfo.clientId`: the app). The network is that of the request that presented the old token. Not recorded for a token replaced before migration 0020, nor for one older than grant ids (migration 0019).',
   'session.destroy': 'A session was signed out with `/session/destroy` (`additionalInfo.session`: `current`, or `other` when it named another session of the account).',
 } as const;
 

@@ -16,6 +16,9 @@ import * as m0014 from './0014_add_linked_accounts.js';
 import * as m0015 from './0015_add_mfa_otp_codes.js';
 import * as m0016 from './0016_add_locations_support_newsletters.js';
 import * as m0017 from './0017_add_oauth_clients.js';
+import * as m0018 from './0018_add_oauth_ppid_jwt.js';
+import * as m0019 from './0019_add_oauth_grant_ids.js';
+import * as m0020 from './0020_add_oauth_retired_refresh_tokens.js';
 
 /** What a migration may need beyond the database: the server secret, to rekey stored tokens (0005). */
 export interface MigrationContext {
@@ -50,4 +53,7 @@ export const MIGRATIONS: Record<string, TesseraMigration> = {
   '0015_add_mfa_otp_codes': m0015,
   '0016_add_locations_support_newsletters': m0016,
   '0017_add_oauth_clients': m0017,
+  '0018_add_oauth_ppid_jwt': m0018,
+  '0019_add_oauth_grant_ids': m0019,
+  '0020_add_oauth_retired_refresh_tokens': m0020,
 };

@@ -4,6 +4,9 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { randomHex } from '@tessera/protocol';
 import { createTestServer, httpDialects, verifiedAccount, type TestServer } from '../../harness.js';
 import { expectError } from '../../helpers.js';
+import { hashToken } from '../../../src/domains/oauth/store.js';
+import { findRefreshToken } from '../../../src/domains/oauth/grants/store.js';
+import { REFRESH_TOUCH_INTERVAL_MS } from '../../../src/domains/oauth/grants/service.js';
 
 // Issue 14, step 2: the authorization-code flow with PKCE on the session-token path, the token
 // endpoint (JSON and form bodies, Basic and body client secrets), refresh grants with and without
@@ -43,7 +46,7 @@ describe.each(httpDialects())('OAuth authorization codes and tokens (%s)', (dial
   it('runs the code flow with PKCE: code, token, id_token signed with a /jwks key, refresh', async () => {
     const a = await authorize({ state: 'xyz', access_type: 'offline', redirect_uri: 'http://127.0.0.1:49152/cb', nonce: 'n-0S6' });
     expect(a.code).toMatch(/^[0-9a-f]{64}$/);
-    expect(a.redirect).toBe(`http://127.0.0.1:49152/cb?code=${a.code}&state=xyz`);
+    expect(a.redirect).toBe(`http://127.0.0.1:49152/cb?code=${a.code}&state=xyz&iss=${encodeURIComponent(t.url)}`);
     const tok = await t.client.oauthToken(undefined, { client_id: pub, code: a.code, code_verifier: VERIFIER, redirect_uri: 'http://127.0.0.1:49152/cb' });
     expect(tok).toMatchObject({ token_type: 'bearer', scope: 'openid profile', expires_in: 86_400 });
     expect(tok.access_token).toMatch(/^[0-9a-f]{64}$/);
@@ -71,6 +74,31 @@ describe.each(httpDialects())('OAuth authorization codes and tokens (%s)', (dial
     await expectError(t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: rotating, refresh_token: tok.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
     await expectError(t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: pub, refresh_token: randomHex(32) }), 'REFRESH_TOKEN_UNKNOWN', 400);
     expect((await t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: pub, refresh_token: tok.refresh_token! })).scope).toBe('openid profile');
+  });
+
+  it('writes a refresh token\'s last use at most hourly; every refresh still issues a live access token', async () => {
+    const a = await authorize({ access_type: 'offline' });
+    const tok = await t.client.oauthToken(undefined, { client_id: pub, code: a.code, code_verifier: VERIFIER });
+    const lastUsed = async () => (await findRefreshToken(t.storage.db, hashToken(tok.refresh_token!)))!.lastUsedAt;
+    const issuedAt = t.clock!.now();
+    expect(await lastUsed()).toBe(issuedAt);
+    const refresh = () => t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: pub, refresh_token: tok.refresh_token! });
+    const live = async (accessToken: string) => (await post('/introspect', { client_id: pub, token: accessToken })).body.active;
+
+    t.clock!.advance(REFRESH_TOUCH_INTERVAL_MS - 1);
+    const r1 = await refresh();
+    expect(await live(r1.access_token)).toBe(true);
+    expect(await lastUsed()).toBe(issuedAt);
+
+    t.clock!.advance(1);
+    const r2 = await refresh();
+    expect(await live(r2.access_token)).toBe(true);
+    expect(await lastUsed()).toBe(t.clock!.now());
+    expect(r2.access_token).not.toBe(r1.access_token);
+
+    // Revoked, the token issues nothing more, touched or not.
+    await post('/destroy', { client_id: pub, token: tok.refresh_token!, token_type_hint: 'refresh_token' });
+    await expectError(refresh(), 'REFRESH_TOKEN_UNKNOWN', 400);
   });
 
   it('refuses a replayed code and revokes what its first use issued', async () => {
@@ -137,14 +165,17 @@ describe.each(httpDialects())('OAuth authorization codes and tokens (%s)', (dial
     expect((await post('/token', { client_id: conf, client_secret: confSecret, code: c, redirect_uri: 'https://rp.example/cb' })).status).toBe(200);
   });
 
-  it('rotates refresh tokens for clients that ask for it: the used one stops working', async () => {
+  it('rotates refresh tokens for clients that ask for it: the used one stops working, and presenting it again ends the grant', async () => {
     const a = await t.client.oauthAuthorization(session, { client_id: rotating, scope: 'profile', access_type: 'offline', code_challenge: challengeOf(VERIFIER), code_challenge_method: 'S256' });
     const tok = await t.client.oauthToken(undefined, { client_id: rotating, code: a.code, code_verifier: VERIFIER });
     const r1 = await t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: rotating, refresh_token: tok.refresh_token! });
     expect(r1.refresh_token).toMatch(/^[0-9a-f]{64}$/);
     expect(r1.refresh_token).not.toBe(tok.refresh_token);
+    const r2 = await t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: rotating, refresh_token: r1.refresh_token! });
+    expect(r2.scope).toBe('profile');
+    // Reuse detection (RFC 9700 §4.14.2): the replaced token is refused, and the current one goes with it.
     await expectError(t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: rotating, refresh_token: tok.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
-    expect((await t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: rotating, refresh_token: r1.refresh_token! })).scope).toBe('profile');
+    await expectError(t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: rotating, refresh_token: r2.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
   });
 
   it('refuses scopes the client is not allowed, the implicit flow and unknown clients', async () => {

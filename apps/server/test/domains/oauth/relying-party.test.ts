@@ -15,11 +15,19 @@ describe.each(httpDialects())('a relying party built with openid-client (%s)', (
   const pub = randomHex(8);
   const conf = randomHex(8);
   const confSecret = randomHex(32);
+  const firstParty = randomHex(8);
+  const privateRp = randomHex(8);
+  const privateSecret = randomHex(32);
   beforeAll(async () => {
     t = await createTestServer({ dialect });
     const { oauth } = t.app.services;
     await oauth.registerClient(t.storage.db, { id: pub, name: 'Native RP', redirectUris: ['http://127.0.0.1/callback'], localRedirects: true, publicClient: true, trusted: false, canGrant: false, allowedScopes: ['profile'], createdAt: 1 });
     await oauth.registerClient(t.storage.db, { id: conf, name: 'Web RP', redirectUris: ['https://rp.example/callback'], secret: confSecret, publicClient: false, trusted: false, canGrant: false, allowedScopes: ['profile'], createdAt: 1 });
+    await oauth.registerClient(t.storage.db, { id: firstParty, name: 'First-party app', redirectUris: ['http://127.0.0.1/callback'], localRedirects: true, publicClient: true, trusted: true, canGrant: true, allowedScopes: ['profile', 'https://identity.mozilla.com/apps/relay'], createdAt: 1 });
+    await oauth.registerClient(t.storage.db, {
+      id: privateRp, name: 'Private RP', redirectUris: ['https://private.example/callback'], secret: privateSecret, publicClient: false, trusted: false, canGrant: false,
+      allowedScopes: ['profile:email'], pairwiseSubjects: true, jwtAccessTokens: true, accessTokenTtlSeconds: 900, createdAt: 1,
+    });
     account = await verifiedAccount(t);
   }, 120_000);
   afterAll(async () => t?.close());
@@ -30,6 +38,7 @@ describe.each(httpDialects())('a relying party built with openid-client (%s)', (
     const { redirect } = await t.client.oauthAuthorization(account.sessionToken, {
       client_id: q.client_id!, scope: q.scope, state: q.state, redirect_uri: q.redirect_uri, response_type: 'code',
       code_challenge: q.code_challenge, code_challenge_method: q.code_challenge_method as 'S256', nonce: q.nonce, access_type: 'offline',
+      ...(q.ppid_seed !== undefined ? { ppid_seed: Number(q.ppid_seed) } : {}),
     });
     return new URL(redirect);
   }
@@ -48,6 +57,9 @@ describe.each(httpDialects())('a relying party built with openid-client (%s)', (
     });
     expect(url.pathname).toBe('/v1/authorization');
     const callback = await approve(url);
+    // RFC 9207: the response names the issuer, as discovery says (openid-client then requires it).
+    expect(config.serverMetadata().authorization_response_iss_parameter_supported).toBe(true);
+    expect(callback.searchParams.get('iss')).toBe(t.url);
     const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     const claims = tokens.claims()!;
@@ -83,5 +95,58 @@ describe.each(httpDialects())('a relying party built with openid-client (%s)', (
     // A wrong secret is refused.
     const wrong = await oidc.discovery(new URL(t.url), conf, undefined, oidc.ClientSecretBasic(randomHex(32)), { execute: [oidc.allowInsecureRequests] });
     await expect(oidc.tokenIntrospection(wrong, tokens.access_token)).rejects.toThrow();
+  });
+
+  it('exchanges a first-party client\'s refresh token for more scopes with openid-client\'s generic grant (RFC 8693)', async () => {
+    const config = await oidc.discovery(new URL(t.url), firstParty, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    expect(config.serverMetadata().grant_types_supported).toContain('urn:ietf:params:oauth:grant-type:token-exchange');
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: 'http://127.0.0.1:53682/callback', scope: 'profile', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state,
+    });
+    const tokens = await oidc.authorizationCodeGrant(config, await approve(url), { pkceCodeVerifier: verifier, expectedState: state });
+    const exchanged = await oidc.genericGrantRequest(config, 'urn:ietf:params:oauth:grant-type:token-exchange', {
+      subject_token: tokens.refresh_token!, subject_token_type: 'urn:ietf:params:oauth:token-type:refresh_token', scope: 'https://identity.mozilla.com/apps/relay',
+    });
+    expect(exchanged).toMatchObject({ scope: 'profile https://identity.mozilla.com/apps/relay', issued_token_type: 'urn:ietf:params:oauth:token-type:access_token' });
+    expect((await oidc.tokenIntrospection(config, exchanged.access_token)).scope).toBe('profile https://identity.mozilla.com/apps/relay');
+    // The new refresh token refreshes the union.
+    expect((await oidc.refreshTokenGrant(config, exchanged.refresh_token!)).scope).toBe('profile https://identity.mozilla.com/apps/relay');
+    // The subject token is spent: presenting it again is a reuse (RFC 9700 §4.14.2) and ends the grant, its successor with it.
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toThrow();
+    await expect(oidc.refreshTokenGrant(config, exchanged.refresh_token!)).rejects.toThrow();
+  });
+
+  it('validates a pairwise sub and a JWT access token with a resource (client with pairwise subjects and JWT access tokens)', async () => {
+    const config = await oidc.discovery(new URL(t.url), privateRp, undefined, oidc.ClientSecretBasic(privateSecret), { execute: [oidc.allowInsecureRequests] });
+    expect(config.serverMetadata().subject_types_supported).toEqual(['public', 'pairwise']);
+    expect(config.serverMetadata().claims_supported).toContain('azp');
+    oidc.enableNonRepudiationChecks(config);
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: 'https://private.example/callback', scope: 'openid profile:email', code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256', state, nonce, ppid_seed: '5',
+    });
+    const resource = 'https://api.private.example/';
+    const tokens = await oidc.authorizationCodeGrant(config, await approve(url), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce }, { resource });
+    // openid-client checked the id_token (signature, iss, aud with azp, nonce, at_hash); the sub is pairwise.
+    const sub = tokens.claims()!.sub;
+    expect(sub).toMatch(/^[0-9a-f]{32}$/);
+    expect(sub).not.toBe(account.uid);
+    const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri!));
+    const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: t.url, audience: resource, typ: 'at+jwt' });
+    expect(payload).toMatchObject({ sub, client_id: privateRp, aud: [privateRp, resource], scope: 'openid profile:email' });
+    // userinfo must answer the id_token's sub (openid-client checks it).
+    expect(await oidc.fetchUserInfo(config, tokens.access_token, sub)).toMatchObject({ sub, email: account.email });
+    expect(await oidc.tokenIntrospection(config, tokens.access_token)).toMatchObject({ active: true, sub, jti: payload.jti });
+    // A refresh with the same seed keeps the sub.
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!, { ppid_seed: '5' });
+    expect(refreshed.claims()!.sub).toBe(sub);
+    await oidc.tokenRevocation(config, tokens.access_token);
+    expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
+    await expect(oidc.fetchUserInfo(config, tokens.access_token, sub)).rejects.toThrow();
   });
 });

@@ -100,7 +100,7 @@ describe.each(httpDialects())('OAuth tokens in use (%s)', (dialect) => {
       const doc = await (await fetch(`${t.url}${path}`)).json() as Record<string, unknown>;
       expect(doc).toMatchObject({
         issuer: t.url, token_endpoint: `${t.url}/v1/token`, jwks_uri: `${t.url}/v1/jwks`, userinfo_endpoint: `${t.url}/v1/userinfo`,
-        response_types_supported: ['code'], code_challenge_methods_supported: ['S256'], grant_types_supported: ['authorization_code', 'refresh_token'],
+        response_types_supported: ['code'], code_challenge_methods_supported: ['S256'], grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'],
         id_token_signing_alg_values_supported: ['RS256'],
       });
     }
@@ -144,13 +144,18 @@ describe.each(httpDialects())('OAuth tokens in use (%s)', (dialect) => {
     ]));
     expect(list.find((c) => c.client_id === conf)).not.toHaveProperty('refresh_token_id');
     await expectError(t.client.authorizedClientsDestroy(me.sessionToken, { client_id: other, refresh_token_id: handle }), 'INVALID_TOKEN', 400);
+    const pubOnline = await t.client.oauthAuthorization(me.sessionToken, { client_id: pub, scope: 'profile', code_challenge: CHALLENGE, code_challenge_method: 'S256' });
+    const onlineTok = await t.client.oauthToken(undefined, { client_id: pub, code: pubOnline.code, code_verifier: VERIFIER });
     await t.client.authorizedClientsDestroy(me.sessionToken, { client_id: pub, refresh_token_id: handle });
     await t.client.authorizedClientsDestroy(me.sessionToken, { client_id: conf });
-    // The access token issued with the refresh token lives on (until it expires): the client is listed without a refresh token.
+    // The access token issued with the refresh token went with it (RFC 7009 §2.1); the one of another
+    // grant lives on: the client is listed without a refresh token.
+    expect((await post('/introspect', { client_id: pub, token: a.access_token })).body).toEqual({ active: false });
     expect(await t.client.authorizedClients(me.sessionToken, {})).toEqual([expect.objectContaining({ client_id: pub })]);
     expect((await t.client.authorizedClients(me.sessionToken, {}))[0]).not.toHaveProperty('refresh_token_id');
     await t.client.authorizedClientsDestroy(me.sessionToken, { client_id: pub });
     expect(await t.client.authorizedClients(me.sessionToken, {})).toEqual([]);
+    expect((await post('/introspect', { client_id: pub, token: onlineTok.access_token })).body).toEqual({ active: false });
     expect((await post('/introspect', { client_id: conf, client_secret: confSecret, token: confTok.body.access_token as string })).body).toEqual({ active: false });
   }, 120_000);
 

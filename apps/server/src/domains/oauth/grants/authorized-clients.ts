@@ -17,7 +17,7 @@ const Entry = Type.Object({
   client_name: Type.String(),
   refresh_token_id: Type.Optional(Type.String({ description: 'The refresh token\'s handle (SHA-256), not the token.' })),
   created_time: Type.Integer({ description: 'ms' }),
-  last_access_time: Type.Integer({ description: 'ms' }),
+  last_access_time: Type.Integer({ description: 'ms. A refresh token\'s last use, written at most hourly; for a client holding only access tokens, when the newest was issued.' }),
   scope: Type.Array(Type.String()),
 });
 
@@ -55,7 +55,7 @@ export const authorizedClientRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Data
     config: { auth: 'sessionTokenVerified', catalogue: 'oauth' },
     schema: {
       operationId: 'authorizedClientsDestroy', tags: ['OAuth tokens'], summary: 'Revoke an authorized client',
-      description: 'With `refresh_token_id`: revokes that refresh token of the client (400/108 when the account has no such token of it). Without: revokes every refresh and access token the account granted the client. Needs a confirmed session (else 403/112). Errors come from the OAuth server\'s catalogue.',
+      description: 'With `refresh_token_id`: revokes that refresh token of the client and, in the same transaction, the access tokens of its authorization grant (400/108 when the account has no such token of it). Without: revokes every refresh and access token the account granted the client. Needs a confirmed session (else 403/112). Errors come from the OAuth server\'s catalogue.',
       body: Type.Object({
         client_id: Type.String({ pattern: '^[0-9a-fA-F]{16}$' }),
         refresh_token_id: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })),

@@ -8,6 +8,7 @@ import type { Database } from '../../../storage/schema.js';
 import type { AccountRecords } from '../../accounts/index.js';
 import type { SessionWithAccount } from '../../sessions/index.js';
 import type { OAuthService } from '../service.js';
+import { Assertion, withoutAssertion } from './assertion.js';
 import { parseScope } from './service.js';
 
 // Scoped-key metadata (protocol.md §8.2): for each requested key-bearing scope the client is
@@ -56,13 +57,18 @@ export const keyDataRoutes: FastifyPluginAsyncTypebox<{ deps: KeyDataDeps }> = a
       schema: {
         operationId: path === '/key-data' ? 'keyData' : 'accountScopedKeyData', tags: ['OAuth tokens'],
         summary: path === '/key-data' ? 'Scoped-key metadata (OAuth server path)' : 'Scoped-key metadata',
-        description: 'For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in @tessera/protocol) and encrypts the bundle to the relying party\'s `keys_jwk` as `keys_jwe`. Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when the session signed in before the account\'s keys last changed. Needs a confirmed session. /key-data answers the OAuth server\'s errnos instead: 101 unknown client, 114 scopes, 119 stale sign-in, 112 unconfirmed session.',
+        description: 'For each requested scope that carries a scoped key (OAUTH_KEY_BEARING_SCOPES) and that the client is allowed: `identifier`, `keyRotationSecret` and `keyRotationTimestamp`, from which the signed-in client derives the key from kB (protocol.md §8.2; `deriveScopedKey` in @tessera/protocol) and encrypts the bundle to the relying party\'s `keys_jwk` as `keys_jwe`. Scopes without keys are left out. 400/163 for scopes the client is not allowed; 401/164 when the session signed in before the account\'s keys last changed. Needs a confirmed session. /key-data answers the OAuth server\'s errnos instead: 101 unknown client, 114 scopes, 119 stale sign-in, 112 unconfirmed session; it also accepts `assertion` (50–10240 characters) and never honours it: Tessera issues no identity assertions and authorizes the call with the session token (Hawk), so an assertion sent instead of a session token answers 401/104, beside one 400/109.',
         body: Type.Object({
           client_id: Type.String({ pattern: '^[0-9a-fA-F]{16}$' }),
           scope: Type.String({ minLength: 1, maxLength: 256, pattern: '^[a-zA-Z0-9 _/.:#-]*$' }),
+          // The OAuth-server variant's `assertion` (protocol.md §8.2), never honoured (assertion.ts).
+          ...(path === '/key-data' ? { assertion: Assertion } : {}),
         }, { additionalProperties: false }),
         response: (path === '/key-data' ? oauthResponses : responses)(KeyData, ['UNKNOWN_CLIENT_ID', 'INVALID_SCOPES', 'STALE_AUTH_AT', 'SESSION_UNVERIFIED'], { auth: true }),
       },
-    }, async (req) => scopedKeyData(deps, credentialsOf(req, 'sessionTokenVerified'), req.body.client_id, req.body.scope));
+    }, async (req) => {
+      const body = withoutAssertion(req.body);
+      return scopedKeyData(deps, credentialsOf(req, 'sessionTokenVerified'), body.client_id, body.scope);
+    });
   }
 };

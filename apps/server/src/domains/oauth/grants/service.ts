@@ -5,14 +5,21 @@ import { SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../../clock.js';
 import type { Database } from '../../../storage/schema.js';
+import type { Executor } from '../../../storage/executor.js';
 import type { SigningKey } from '../../keys/index.js';
+import type { AccessTokenJwts } from '../access-jwt.js';
+import { checkPairwiseScopes, subjectFor } from '../ppid.js';
+import { checkResource } from './resource.js';
 import { isSessionVerified, type SessionWithAccount } from '../../sessions/index.js';
+import type { SecurityEvents } from '../../security-events/index.js';
+import type { RequestContext } from '../../../http/context.js';
 import type { OAuthService } from '../service.js';
-import { hashToken, insertAccessToken, type OAuthClient } from '../store.js';
+import { hashToken, insertAccessToken, jwtAccessTokenHash, type OAuthClient } from '../store.js';
 import {
-  claimCode, deleteAccessTokenByHash, deleteRefreshToken, findCode, findRefreshToken, insertCode, insertRefreshToken, recordIssued,
-  touchRefreshToken, type AuthorizationCode,
+  claimCode, deleteAccessTokenByHash, deleteGrant, deleteRefreshToken, findCode, findRefreshToken, grantIdOfAccessToken, insertCode, insertRefreshToken,
+  pruneRetiredRefreshTokens, recordIssued, refreshTokenStillLive, retireRefreshToken, revokeReusedGrant, touchRefreshToken, type AuthorizationCode,
 } from './store.js';
+import { ACCESS_TOKEN_TYPE, exchangeRefreshToken, TOKEN_EXCHANGE_GRANT } from './token-exchange.js';
 
 // The authorization-code flow (RFC 6749 §4.1 with PKCE, RFC 7636, S256 only) and the refresh grant,
 // on the session-token path: a signed-in client asks for a code for a relying party, which trades
@@ -21,8 +28,16 @@ import {
 export const CODE_LIFETIME_MS = 15 * 60_000;
 /** OpenID Connect id_tokens live 5 minutes (protocol.md §8.1). */
 export const ID_TOKEN_TTL_SECONDS = 300;
+/**
+ * A refresh token's last use (what authorized clients list as last_access_time) is written at most
+ * this often, as a session's is: a relying party refreshing every few minutes would otherwise
+ * rewrite its row on every refresh.
+ */
+export const REFRESH_TOUCH_INTERVAL_MS = 60 * 60 * 1000;
 /** Scopes every client may ask for besides its allowed ones. */
 const ALWAYS_ALLOWED = new Set(['openid']);
+/** Retired refresh tokens past their keeping time are pruned by a rotation at most this often (per process). */
+export const RETIRED_PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 export interface AuthorizationRequest {
   client_id: string;
@@ -36,6 +51,8 @@ export interface AuthorizationRequest {
   acr_values?: string;
   keys_jwe?: string;
   nonce?: string;
+  /** Pairwise clients: 0–1024, kept with the code. */
+  ppid_seed?: number;
 }
 
 export interface TokenRequest {
@@ -49,6 +66,13 @@ export interface TokenRequest {
   scope?: string;
   ttl?: number;
   access_type?: string;
+  /** Token exchange (RFC 8693): the refresh token to exchange and its type. */
+  subject_token?: string;
+  subject_token_type?: string;
+  /** Pairwise clients: 0–1024 (default: the authorization request's, else 0). */
+  ppid_seed?: number;
+  /** RFC 8707: an absolute URI without fragment, added to the id_token's and JWT access token's `aud`. */
+  resource?: string;
 }
 
 export interface TokenResponse {
@@ -60,6 +84,8 @@ export interface TokenResponse {
   refresh_token?: string;
   id_token?: string;
   keys_jwe?: string;
+  /** Token exchange only (RFC 8693 §2.2.1). */
+  issued_token_type?: string;
 }
 
 export interface GrantsDeps {
@@ -69,6 +95,14 @@ export interface GrantsDeps {
   signingKey: SigningKey;
   /** The OpenID issuer: the server's public URL without a trailing slash. */
   issuer: string;
+  /** Scopes that carry a scoped key (OAUTH_KEY_BEARING_SCOPES): a token exchange never adds one. */
+  keyBearingScopes: readonly string[];
+  /** Signs JWT access tokens (clients registered with jwtAccessTokens). */
+  accessJwts: AccessTokenJwts;
+  /** OAUTH_PPID_SECRET: the salt of pairwise subjects. */
+  ppidSecret: string;
+  /** Where a detected refresh-token reuse is recorded for the account (account.oauth_refresh_token_reused). */
+  securityEvents?: SecurityEvents;
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'ascii').digest();
@@ -102,6 +136,7 @@ export class GrantsService {
   private checkScopes(client: OAuthClient, scope: string[]): void {
     const invalid = scope.filter((s) => !ALWAYS_ALLOWED.has(s) && !client.allowedScopes.includes(s));
     if (invalid.length) throw appError('INVALID_SCOPES', { invalidScopes: invalid }, `Requested scopes are not allowed for this client: ${invalid.join(' ')}`);
+    checkPairwiseScopes(client, scope);
   }
 
   /** POST /authorization: a code for the signed-in person, bound to the client, its PKCE challenge and redirect_uri. */
@@ -127,11 +162,14 @@ export class GrantsService {
     await insertCode(this.deps.db, {
       codeHash: hashToken(code), clientId: client.id, uid: session.uid, scope, authAt: session.authAt, amr, aal,
       offline: req.access_type === 'offline', codeChallenge: req.code_challenge ?? null, redirectUri: req.redirect_uri ?? null,
-      nonce: req.nonce ?? null, keysJwe: req.keys_jwe ?? null, createdAt: now, expiresAt: now + CODE_LIFETIME_MS,
+      nonce: req.nonce ?? null, keysJwe: req.keys_jwe ?? null, createdAt: now, expiresAt: now + CODE_LIFETIME_MS, ppidSeed: req.ppid_seed ?? null,
     });
     const redirect = new URL(req.redirect_uri ?? client.redirectUri);
     redirect.searchParams.set('code', code);
     if (req.state !== undefined) redirect.searchParams.set('state', req.state);
+    // RFC 9207: the issuer in the authorization response, so a client talking to several servers
+    // can tell which one answered (the mix-up defence of RFC 9700 §4.4); discovery advertises it.
+    redirect.searchParams.set('iss', this.deps.issuer);
     return { code, ...(req.state !== undefined ? { state: req.state } : {}), redirect: redirect.toString(), scope: scope.join(' ') };
   }
 
@@ -159,19 +197,25 @@ export class GrantsService {
     return client;
   }
 
-  async token(body: TokenRequest, authorization: string | undefined, session: SessionWithAccount | null = null): Promise<TokenResponse> {
+  async token(body: TokenRequest, authorization: string | undefined, session: SessionWithAccount | null = null, ctx?: Pick<RequestContext, 'ip'>): Promise<TokenResponse> {
     const grant = body.grant_type ?? 'authorization_code';
     const client = await this.authenticateClient(body, authorization);
+    checkResource(body.resource);
     if (grant === 'authorization_code') return this.codeGrant(client, body);
-    if (grant === 'refresh_token') return this.refreshGrant(client, body);
+    if (grant === 'refresh_token') return this.refreshGrant(client, body, ctx);
     if (grant === 'fxa-credentials') return this.credentialsGrant(client, body, session);
+    if (grant === TOKEN_EXCHANGE_GRANT) return this.exchangeGrant(client, body, ctx);
     throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: ['grant_type'], message: `unsupported grant_type ${grant}` } });
   }
 
   private async revokeIssued(code: AuthorizationCode): Promise<void> {
     await this.deps.db.transaction().execute(async (trx) => {
+      // The tokens first issued name the grant: what later refreshes, rotations and exchanges of it issued goes too.
+      const grantId = (code.issuedAccessHash ? await grantIdOfAccessToken(trx, code.issuedAccessHash) : null)
+        ?? (code.issuedRefreshHash ? (await findRefreshToken(trx, code.issuedRefreshHash))?.grantId ?? null : null);
       if (code.issuedAccessHash) await deleteAccessTokenByHash(trx, code.issuedAccessHash);
       if (code.issuedRefreshHash) await deleteRefreshToken(trx, code.issuedRefreshHash);
+      if (grantId) await deleteGrant(trx, code.uid, grantId);
     });
   }
 
@@ -197,21 +241,21 @@ export class GrantsService {
     }
     if (code.redirectUri !== null && body.redirect_uri !== code.redirectUri) throw appError('INCORRECT_REDIRECT_URI', { redirectUri: body.redirect_uri ?? '' });
     const ttl = this.ttlSeconds(client, body.ttl);
+    const subject = this.subject(client, code.uid, body.ppid_seed ?? code.ppidSeed ?? 0, now);
+    const grantId = randomHex(16);
     const issued = await this.deps.db.transaction().execute(async (trx) => {
       if (!(await claimCode(trx, codeHash, now))) return null;
-      const accessToken = randomHex(32);
-      await insertAccessToken(trx, {
-        tokenHash: hashToken(accessToken), clientId: client.id, uid: code.uid, scope: code.scope, createdAt: now, expiresAt: now + ttl * 1000, profileChangedAt: now,
-      });
+      const access = await this.mintAccessToken(trx, client, { uid: code.uid, subject, scope: code.scope, resource: body.resource, grantId }, now, ttl);
+      const accessToken = access.token;
       let refreshToken: string | undefined;
       if (code.offline) {
         refreshToken = randomHex(32);
         await insertRefreshToken(trx, {
           tokenHash: hashToken(refreshToken), clientId: client.id, uid: code.uid, scope: code.scope, authAt: code.authAt, amr: code.amr, aal: code.aal,
-          createdAt: now, lastUsedAt: now, expiresAt: client.refreshTokenTtlSeconds ? now + client.refreshTokenTtlSeconds * 1000 : 0,
+          createdAt: now, lastUsedAt: now, expiresAt: client.refreshTokenTtlSeconds ? now + client.refreshTokenTtlSeconds * 1000 : 0, grantId,
         });
       }
-      await recordIssued(trx, codeHash, hashToken(accessToken), refreshToken ? hashToken(refreshToken) : null);
+      await recordIssued(trx, codeHash, access.hash, refreshToken ? hashToken(refreshToken) : null);
       return { accessToken, refreshToken };
     });
     if (!issued) {
@@ -220,15 +264,17 @@ export class GrantsService {
       if (winner) await this.revokeIssued(winner);
       throw appError('UNKNOWN_AUTHORIZATION_CODE', {}, 'Unknown authorization code: it has been used, and what it issued is revoked');
     }
-    return this.answer(client, { uid: code.uid, scope: code.scope, authAt: code.authAt, amr: code.amr, aal: code.aal, nonce: code.nonce },
+    return this.answer(client, { uid: code.uid, subject, resource: body.resource, scope: code.scope, authAt: code.authAt, amr: code.amr, aal: code.aal, nonce: code.nonce },
       issued.accessToken, ttl, now, issued.refreshToken, code.keysJwe ?? undefined);
   }
 
-  private async refreshGrant(client: OAuthClient, body: TokenRequest): Promise<TokenResponse> {
+  private async refreshGrant(client: OAuthClient, body: TokenRequest, ctx?: Pick<RequestContext, 'ip'>): Promise<TokenResponse> {
     const now = this.deps.clock.now();
     if (!body.refresh_token || !/^[0-9a-fA-F]{64}$/.test(body.refresh_token)) throw appError('REFRESH_TOKEN_UNKNOWN');
     const hash = hashToken(body.refresh_token.toLowerCase());
     const token = await findRefreshToken(this.deps.db, hash);
+    // A token a rotation replaced ends its grant, and is then refused as any unknown token.
+    if (!token) await this.revokeIfReused(hash, ctx);
     // Another client's token is as unknown as a revoked one: nothing tells the two apart.
     if (!token || token.clientId !== client.id || (token.expiresAt !== 0 && token.expiresAt <= now)) throw appError('REFRESH_TOKEN_UNKNOWN');
     let scope = token.scope;
@@ -239,27 +285,77 @@ export class GrantsService {
       if (asked.length) scope = asked;
     }
     const ttl = this.ttlSeconds(client, body.ttl);
-    const issued = await this.deps.db.transaction().execute(async (trx) => {
-      let refreshToken: string | undefined;
-      if (client.rotateRefreshTokens) {
-        if (!(await deleteRefreshToken(trx, hash))) return null;
-        refreshToken = randomHex(32);
-        await insertRefreshToken(trx, {
-          ...token, tokenHash: hashToken(refreshToken), createdAt: now, lastUsedAt: now,
-          expiresAt: client.refreshTokenTtlSeconds ? now + client.refreshTokenTtlSeconds * 1000 : 0,
-        });
-      } else {
-        await touchRefreshToken(trx, hash, now);
-      }
-      const accessToken = randomHex(32);
-      await insertAccessToken(trx, {
-        tokenHash: hashToken(accessToken), clientId: client.id, uid: token.uid, scope, createdAt: now, expiresAt: now + ttl * 1000, profileChangedAt: now,
+    const subject = this.subject(client, token.uid, body.ppid_seed ?? 0, now);
+    // The access token joins the refresh token's grant: revoking the refresh token (or a rotated successor) ends it.
+    const grant = { uid: token.uid, subject, scope, resource: body.resource, grantId: token.grantId };
+    const touch = now - token.lastUsedAt >= REFRESH_TOUCH_INTERVAL_MS;
+    // Most refreshes write one row, the access token: one statement, no transaction needed.
+    const issued = !client.rotateRefreshTokens && !touch
+      ? await this.mintAccessToken(this.deps.db, client, grant, now, ttl).then(async ({ token: accessToken, hash: accessHash }) => {
+        // Revoked while this ran? The revocation deleted the grant's access tokens before this one
+        // existed: take it back rather than hand out a token of a revoked grant.
+        if (await refreshTokenStillLive(this.deps.db, hash)) return { accessToken, refreshToken: undefined };
+        await deleteAccessTokenByHash(this.deps.db, accessHash);
+        return null;
+      })
+      : await this.deps.db.transaction().execute(async (trx) => {
+        let refreshToken: string | undefined;
+        if (client.rotateRefreshTokens) {
+          if (!(await deleteRefreshToken(trx, hash))) return null;
+          await retireRefreshToken(trx, token, now);
+          refreshToken = randomHex(32);
+          await insertRefreshToken(trx, {
+            ...token, tokenHash: hashToken(refreshToken), createdAt: now, lastUsedAt: now,
+            expiresAt: client.refreshTokenTtlSeconds ? now + client.refreshTokenTtlSeconds * 1000 : 0,
+          });
+        } else if (!(await touchRefreshToken(trx, hash, now))) {
+          // Revoked while this ran (the update waited for the revocation's lock, then found nothing).
+          return null;
+        }
+        const { token: accessToken } = await this.mintAccessToken(trx, client, grant, now, ttl);
+        return { accessToken, refreshToken };
       });
-      return { accessToken, refreshToken };
-    });
-    if (!issued) throw appError('REFRESH_TOKEN_UNKNOWN');
-    return this.answer(client, { uid: token.uid, scope, authAt: token.authAt, amr: token.amr, aal: token.aal, nonce: null },
+    if (!issued) {
+      // Lost a rotation race: the token is retired now, and its reuse ends the grant (no grace period).
+      // Or the token was revoked while this ran: then it is not retired, and this only refuses.
+      await this.revokeIfReused(hash, ctx);
+      throw appError('REFRESH_TOKEN_UNKNOWN');
+    }
+    if (issued.refreshToken) await this.pruneRetired(now);
+    return this.answer(client, { uid: token.uid, subject, resource: body.resource, scope, authAt: token.authAt, amr: token.amr, aal: token.aal, nonce: null },
       issued.accessToken, ttl, now, issued.refreshToken);
+  }
+
+  /**
+   * RFC 9700 §4.14.2 reuse detection: a refresh token that a rotation or a token exchange replaced,
+   * presented again, means someone holds a copy. Its grant ends (refresh and access tokens, in one
+   * transaction, with the account's security event); the caller then answers as for any unknown
+   * token, giving no signal.
+   */
+  private async revokeIfReused(hash: string, ctx: Pick<RequestContext, 'ip'> | undefined): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      const reused = await revokeReusedGrant(trx, hash);
+      if (reused && ctx && this.deps.securityEvents) {
+        await this.deps.securityEvents.record(trx, reused.uid, {
+          name: 'account.oauth_refresh_token_reused', ctx, verified: false, additionalInfo: { clientId: reused.clientId },
+        });
+      }
+    });
+  }
+
+  private lastRetiredPrune = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Retired rows older than RETIRED_REFRESH_KEEP_MS go, piggybacked on a rotation at most once per
+   * RETIRED_PRUNE_EVERY_MS, after the rotation committed (a failed prune must not cost the client the
+   * tokens just issued: it is retried at the next interval).
+   */
+  private async pruneRetired(now: number): Promise<void> {
+    if (now - this.lastRetiredPrune < RETIRED_PRUNE_EVERY_MS) return;
+    this.lastRetiredPrune = now;
+    await pruneRetiredRefreshTokens(this.deps.db, now).catch(() => {
+      this.lastRetiredPrune = Number.NEGATIVE_INFINITY;
+    });
   }
 
   /**
@@ -277,30 +373,73 @@ export class GrantsService {
     const ttl = this.ttlSeconds(client, body.ttl);
     const aal = session.verificationMethod === 'totp-2fa' ? 2 : 1;
     const amr = aal === 2 ? ['pwd', 'otp'] : ['pwd', 'email'];
+    const subject = this.subject(client, session.uid, body.ppid_seed ?? 0, now);
+    const grantId = randomHex(16);
     const issued = await this.deps.db.transaction().execute(async (trx) => {
-      const accessToken = randomHex(32);
-      await insertAccessToken(trx, {
-        tokenHash: hashToken(accessToken), clientId: client.id, uid: session.uid, scope, createdAt: now, expiresAt: now + ttl * 1000, profileChangedAt: now,
-      });
+      const { token: accessToken } = await this.mintAccessToken(trx, client, { uid: session.uid, subject, scope, resource: body.resource, grantId }, now, ttl);
       let refreshToken: string | undefined;
       if (body.access_type === 'offline') {
         refreshToken = randomHex(32);
         await insertRefreshToken(trx, {
           tokenHash: hashToken(refreshToken), clientId: client.id, uid: session.uid, scope, authAt: session.authAt, amr, aal,
-          createdAt: now, lastUsedAt: now, expiresAt: client.refreshTokenTtlSeconds ? now + client.refreshTokenTtlSeconds * 1000 : 0,
+          createdAt: now, lastUsedAt: now, expiresAt: client.refreshTokenTtlSeconds ? now + client.refreshTokenTtlSeconds * 1000 : 0, grantId,
         });
       }
       return { accessToken, refreshToken };
     });
-    return this.answer(client, { uid: session.uid, scope, authAt: session.authAt, amr, aal, nonce: null }, issued.accessToken, ttl, now, issued.refreshToken);
+    return this.answer(client, { uid: session.uid, subject, resource: body.resource, scope, authAt: session.authAt, amr, aal, nonce: null }, issued.accessToken, ttl, now, issued.refreshToken);
+  }
+
+  /** Token exchange (grants/token-exchange.ts): a refresh token of a canGrant client, traded for one with more scopes. */
+  private async exchangeGrant(client: OAuthClient, body: TokenRequest, ctx?: Pick<RequestContext, 'ip'>): Promise<TokenResponse> {
+    const now = this.deps.clock.now();
+    const ttl = this.ttlSeconds(client, body.ttl);
+    const { grant, accessToken, refreshToken } = await exchangeRefreshToken({
+      db: this.deps.db,
+      keyBearingScopes: this.deps.keyBearingScopes,
+      subjectOf: (uid) => this.subject(client, uid, body.ppid_seed ?? 0, now),
+      mint: async (trx, g) => (await this.mintAccessToken(trx, client, { ...g, resource: body.resource }, now, ttl)).token,
+      revokeIfReused: (hash) => this.revokeIfReused(hash, ctx),
+    }, client, body, now, parseScope, (c, s) => this.checkScopes(c, s));
+    await this.pruneRetired(now);
+    const out = await this.answer(client, { ...grant, resource: body.resource, nonce: null }, accessToken, ttl, now, refreshToken);
+    return { ...out, issued_token_type: ACCESS_TOKEN_TYPE };
   }
 
   private ttlSeconds(client: OAuthClient, asked: number | undefined): number {
     return Math.min(asked ?? client.accessTokenTtlSeconds, client.accessTokenTtlSeconds);
   }
 
+  /** The `sub` the client is shown: the uid, or for a pairwise client its id for the account, seed and period. */
+  private subject(client: OAuthClient, uid: string, seed: number, now: number): string {
+    return subjectFor(this.deps.ppidSecret, client, uid, seed, now);
+  }
+
+  /**
+   * Stores a new access token in `trx` and returns it with its row key: 32 random bytes (stored as
+   * SHA-256), or for clients registered with jwtAccessTokens an RS256 JWT (RFC 9068) whose random
+   * jti keys the row (jwtAccessTokenHash), so Tessera can still revoke it. `grantId` ties it to its
+   * authorization grant: revoking the grant's refresh token deletes it (RFC 7009 §2.1).
+   */
+  private async mintAccessToken(
+    trx: Executor, client: OAuthClient, g: { uid: string; subject: string; scope: string[]; resource?: string | undefined; grantId: string | null }, now: number, ttl: number,
+  ): Promise<{ token: string; hash: string }> {
+    const expiresAt = now + ttl * 1000;
+    const opaque = client.jwtAccessTokens ? null : randomHex(32);
+    const jti = randomHex(32);
+    const hash = opaque ? hashToken(opaque) : jwtAccessTokenHash(jti);
+    await insertAccessToken(trx, {
+      tokenHash: hash, clientId: client.id, uid: g.uid, subject: g.subject, scope: g.scope, createdAt: now, expiresAt, profileChangedAt: now, grantId: g.grantId,
+    });
+    if (opaque) return { token: opaque, hash };
+    const token = await this.deps.accessJwts.sign({
+      clientId: client.id, subject: g.subject, scope: g.scope, resource: g.resource, iat: Math.floor(now / 1000), exp: Math.floor(expiresAt / 1000), jti,
+    });
+    return { token, hash };
+  }
+
   private async answer(
-    client: OAuthClient, grant: { uid: string; scope: string[]; authAt: number; amr: string[]; aal: number; nonce: string | null },
+    client: OAuthClient, grant: { uid: string; subject: string; resource?: string | undefined; scope: string[]; authAt: number; amr: string[]; aal: number; nonce: string | null },
     accessToken: string, ttl: number, now: number, refreshToken?: string, keysJwe?: string,
   ): Promise<TokenResponse> {
     const authAt = Math.floor(grant.authAt / 1000);
@@ -312,16 +451,20 @@ export class GrantsService {
   }
 
   /** OpenID Connect Core §2: RS256 with the key of /jwks; at_hash per §3.1.3.6. */
-  private idToken(client: OAuthClient, grant: { uid: string; authAt: number; amr: string[]; aal: number; nonce: string | null }, accessToken: string, now: number): Promise<string> {
+  private idToken(
+    client: OAuthClient, grant: { subject: string; resource?: string | undefined; authAt: number; amr: string[]; aal: number; nonce: string | null }, accessToken: string, now: number,
+  ): Promise<string> {
     const iat = Math.floor(now / 1000);
     const { privateKey, publicJwk } = this.deps.signingKey;
     return new SignJWT({
       at_hash: sha256(accessToken).subarray(0, 16).toString('base64url'),
       auth_time: Math.floor(grant.authAt / 1000), amr: grant.amr, acr: `AAL${grant.aal}`, 'fxa-aal': grant.aal,
       ...(grant.nonce !== null ? { nonce: grant.nonce } : {}),
+      // OpenID Connect Core §2: with a second audience (resource), azp names the client it was issued to.
+      ...(grant.resource ? { azp: client.id } : {}),
     })
       .setProtectedHeader({ alg: 'RS256', kid: publicJwk.kid, typ: 'JWT' })
-      .setIssuer(this.deps.issuer).setSubject(grant.uid).setAudience(client.id).setIssuedAt(iat).setExpirationTime(iat + ID_TOKEN_TTL_SECONDS)
+      .setIssuer(this.deps.issuer).setSubject(grant.subject).setAudience(grant.resource ? [client.id, grant.resource] : client.id).setIssuedAt(iat).setExpirationTime(iat + ID_TOKEN_TTL_SECONDS)
       .sign(privateKey);
   }
 }

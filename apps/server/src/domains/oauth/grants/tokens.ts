@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { appError } from '@tessera/errors';
-import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { jwtVerify, type JWTPayload } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../../clock.js';
 import type { Database } from '../../../storage/schema.js';
 import type { AccountRecords } from '../../accounts/index.js';
 import type { PublicJwk, SigningKey } from '../../keys/index.js';
-import { deleteAccessTokenByHash, deleteRefreshToken, findRefreshToken } from './store.js';
+import { isJwtShaped, JWT_ACCESS_TOKEN_TYPE, type AccessTokenJwts } from '../access-jwt.js';
+import { deleteAccessTokenByHash, findRefreshToken, revokeRefreshTokenGrant } from './store.js';
 import { findAccessToken, hashToken, type AccessToken, type OAuthClient } from '../store.js';
 
 // What relying parties and resource servers do with issued tokens: introspection (RFC 7662),
@@ -33,6 +34,8 @@ export interface TokensDeps {
   issuer: string;
   /** Every key whose signatures verify (the /jwks slots). */
   jwks: PublicJwk[];
+  /** Finds opaque and JWT access tokens alike. */
+  accessJwts: AccessTokenJwts;
 }
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
@@ -45,16 +48,11 @@ export function scopeAllows(scopes: string[], scope: string): boolean {
 }
 
 export class TokensService {
-  private readonly keySet;
+  constructor(private readonly deps: TokensDeps) {}
 
-  constructor(private readonly deps: TokensDeps) {
-    this.keySet = createLocalJWKSet({ keys: deps.jwks });
-  }
-
-  private async liveAccessToken(token: string): Promise<AccessToken | null> {
-    if (!HEX64.test(token)) return null;
-    const t = await findAccessToken(this.deps.db, token.toLowerCase());
-    return t && t.expiresAt > this.deps.clock.now() ? t : null;
+  /** An opaque or JWT access token, live (not expired, not revoked). */
+  private liveAccessToken(token: string): Promise<AccessToken | null> {
+    return this.deps.accessJwts.find(this.deps.db, token, this.deps.clock.now());
   }
 
   private async liveRefreshToken(token: string) {
@@ -73,14 +71,18 @@ export class TokensService {
       if (kind === 'access') {
         const t = await this.liveAccessToken(token);
         if (t && t.clientId === client.id) {
-          return { active: true, scope: t.scope.join(' '), client_id: t.clientId, token_type: 'access_token', iat: seconds(t.createdAt), exp: seconds(t.expiresAt), sub: t.uid, iss: this.deps.issuer, jti: jti(token) };
+          return {
+            active: true, scope: t.scope.join(' '), client_id: t.clientId, token_type: 'access_token', iat: seconds(t.createdAt), exp: seconds(t.expiresAt),
+            sub: t.subject, iss: this.deps.issuer, jti: t.jti ?? jti(token),
+          };
         }
       } else {
         const t = await this.liveRefreshToken(token);
         if (t && t.clientId === client.id) {
           return {
             active: true, scope: t.scope.join(' '), client_id: t.clientId, token_type: 'refresh_token', iat: seconds(t.createdAt),
-            ...(t.expiresAt ? { exp: seconds(t.expiresAt) } : {}), sub: t.uid, iss: this.deps.issuer, jti: jti(token),
+            // A refresh token keeps no pairwise id (each refresh may name its seed): a pairwise client is shown no sub at all.
+            ...(t.expiresAt ? { exp: seconds(t.expiresAt) } : {}), ...(client.pairwiseSubjects ? {} : { sub: t.uid }), iss: this.deps.issuer, jti: jti(token),
           };
         }
       }
@@ -93,14 +95,23 @@ export class TokensService {
     const t = await this.liveAccessToken(token);
     const account = t && await this.deps.records.find(this.deps.db, t.uid);
     if (!t || !account) throw appError('INVALID_TOKEN', { detail: 'The access token is unknown, expired or revoked' });
-    return { user: t.uid, client_id: t.clientId, scope: t.scope, generation: account.verifierSetAt, profile_changed_at: account.profileChangedAt };
+    // A pairwise client's token shows its pairwise subject: /verify needs only the token, so the uid would leak to the client.
+    return { user: t.subject, client_id: t.clientId, scope: t.scope, generation: account.verifierSetAt, profile_changed_at: account.profileChangedAt };
   }
 
   /**
    * RFC 7009: revokes the client's own access or refresh token. Unknown tokens and other clients'
    * tokens change nothing and answer the same (§2.2), so the answer tells an attacker nothing.
+   * A refresh token takes the access tokens of its grant with it (§2.1); an access token goes
+   * alone, its refresh token staying valid (§2.1 leaves that to the server).
    */
   async revoke(client: OAuthClient, token: string, hint?: string): Promise<void> {
+    if (isJwtShaped(token)) {
+      // A JWT access token: its row (keyed by jti) goes, so Tessera refuses it from now on.
+      const t = await this.liveAccessToken(token);
+      if (t && t.clientId === client.id) await deleteAccessTokenByHash(this.deps.db, t.tokenHash);
+      return;
+    }
     if (!HEX64.test(token)) return;
     const hash = hashToken(token.toLowerCase());
     const tryAccess = async () => {
@@ -110,7 +121,7 @@ export class TokensService {
     };
     const tryRefresh = async () => {
       const t = await findRefreshToken(this.deps.db, hash);
-      if (t && t.clientId === client.id) await deleteRefreshToken(this.deps.db, hash);
+      if (t && t.clientId === client.id) await this.deps.db.transaction().execute((trx) => revokeRefreshTokenGrant(trx, hash, { clientId: client.id }));
       return Boolean(t);
     };
     if (hint === 'refresh_token') {
@@ -123,10 +134,12 @@ export class TokensService {
   /** POST /oauth/id-token-verify: an id_token this server signed for `clientId`; its claims. */
   async verifyIdToken(clientId: string, idToken: string, graceSeconds = 0): Promise<JWTPayload> {
     try {
-      const { payload } = await jwtVerify(idToken, this.keySet, {
+      const { payload, protectedHeader } = await jwtVerify(idToken, this.deps.accessJwts.keys, {
         issuer: this.deps.issuer, audience: clientId.toLowerCase(), algorithms: ['RS256'],
         currentDate: new Date(this.deps.clock.now()), clockTolerance: graceSeconds,
       });
+      // A JWT access token has the same signer, issuer and audience: its type tells it apart (RFC 9068 §4).
+      if (protectedHeader.typ?.toLowerCase().replace(/^application\//, '') === JWT_ACCESS_TOKEN_TYPE) throw new Error('a JWT access token is not an id_token');
       return payload;
     } catch (err) {
       throw appError('INVALID_TOKEN', { detail: `The id_token is not valid: ${(err as Error).message}` });
@@ -139,7 +152,7 @@ export class TokensService {
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
     const emails = scopeAllows(token.scope, 'profile:email') ? await this.deps.records.listEmails(this.deps.db, token.uid) : [];
     return {
-      sub: token.uid,
+      sub: token.subject,
       ...(scopeAllows(token.scope, 'profile:email') ? { email: emails.find((e) => e.isPrimary)?.email ?? account.email, email_verified: account.emailVerified } : {}),
       ...(scopeAllows(token.scope, 'profile:locale') && account.locale ? { locale: account.locale } : {}),
       ...(scopeAllows(token.scope, 'profile:amr') ? { amr: ['pwd', 'email'] } : {}),
@@ -152,7 +165,8 @@ export class TokensService {
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
     const emails = scopeAllows(token.scope, 'profile:email') ? await this.deps.records.listEmails(this.deps.db, token.uid) : [];
     return {
-      uid: token.uid, sub: token.uid,
+      // A pairwise client is shown its pairwise id in both (it is never allowed the scopes that show the uid).
+      uid: token.subject, sub: token.subject,
       ...(scopeAllows(token.scope, 'profile:email') ? { email: emails.find((e) => e.isPrimary)?.email ?? account.email } : {}),
       ...(scopeAllows(token.scope, 'profile:locale') ? { locale: account.locale } : {}),
       ...(scopeAllows(token.scope, 'profile:amr') ? { amrValues: ['pwd', 'email'], twoFactorAuthentication: false } : {}),

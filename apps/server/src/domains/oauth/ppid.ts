@@ -1,0 +1,40 @@
+import { hkdfSync } from 'node:crypto';
+import { appError } from '@tessera/errors';
+import { revealsUid } from './clients.js';
+import type { OAuthClient } from './store.js';
+
+// Pairwise subject identifiers (OpenID Connect Core §8.1; protocol.md §8.1): a client registered
+// with pairwiseSubjects sees, instead of the account's uid, an id derived from the client, the uid,
+// the relying party's ppid_seed and, for rotating clients, the current period. Two clients cannot
+// link their ids, and a client cannot go from its id back to the uid without the server secret.
+
+export const PPID_INFO = 'identity.mozilla.com/picl/v1/oidc ppid sub';
+export const MAX_PPID_SEED = 1024;
+
+/**
+ * hex(HKDF-SHA256(ikm = clientId "." uid "." seed "." rotation, salt = secret, info = PPID_INFO, 16 bytes)):
+ * 32 hex characters, the length of a uid.
+ */
+export function pairwiseId(secret: string, clientId: string, uid: string, seed: number, rotation: number): string {
+  const ikm = Buffer.from(`${clientId.toLowerCase()}.${uid.toLowerCase()}.${seed}.${rotation}`, 'utf8');
+  return Buffer.from(hkdfSync('sha256', ikm, Buffer.from(secret, 'utf8'), Buffer.from(PPID_INFO, 'utf8'), 16)).toString('hex');
+}
+
+/** The `sub` the client is shown at time `now` (ms): its pairwise id for the account, or the uid. */
+export function subjectFor(secret: string, client: Pick<OAuthClient, 'id' | 'pairwiseSubjects' | 'pairwiseRotationSeconds'>, uid: string, seed: number, now: number): string {
+  if (!client.pairwiseSubjects) return uid;
+  const rotation = client.pairwiseRotationSeconds ? Math.floor(now / (client.pairwiseRotationSeconds * 1000)) : 0;
+  return pairwiseId(secret, client.id, uid, seed, rotation);
+}
+
+/**
+ * A pairwise client must not get a scope that shows the account's uid (GET /profile answers `uid`
+ * to `profile` and `profile:uid`): that would undo the pairwise subject.
+ */
+export function checkPairwiseScopes(client: Pick<OAuthClient, 'pairwiseSubjects'>, scope: string[]): void {
+  if (!client.pairwiseSubjects) return;
+  const revealing = scope.filter(revealsUid);
+  if (revealing.length) {
+    throw appError('INVALID_SCOPES', { invalidScopes: revealing }, `This client gets pairwise subject identifiers: ${revealing.join(' ')} would show it the account's uid`);
+  }
+}

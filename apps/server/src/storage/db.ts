@@ -6,6 +6,7 @@ import { createPool as createMysqlPool } from 'mysql2';
 import pg from 'pg';
 import { MIGRATIONS, type MigrationContext } from './migrations/index.js';
 import type { Database } from './schema.js';
+import { registerDirectReads } from './direct-reads.js';
 import { WriteEpoch, withWriteEpoch } from './write-epoch.js';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
@@ -35,7 +36,7 @@ const pgTypes = {
   },
 };
 
-function makeDialect(url: string, poolSize: number, onError: (err: Error) => void): Dialect {
+function makeDialect(url: string, poolSize: number, onError: (err: Error) => void): { dialect: Dialect; sqlite?: SQLite.Database } {
   switch (dialectOf(url)) {
     case 'sqlite': {
       const file = url.slice('sqlite:'.length);
@@ -45,7 +46,7 @@ function makeDialect(url: string, poolSize: number, onError: (err: Error) => voi
       sqlite.pragma('journal_mode = WAL');
       sqlite.pragma('synchronous = NORMAL');
       sqlite.pragma('busy_timeout = 5000');
-      return new SqliteDialect({ database: cachingStatements(sqlite) });
+      return { dialect: new SqliteDialect({ database: cachingStatements(sqlite) }), sqlite };
     }
     case 'postgres': {
       // A server that never answers (a dropped packet, a wrong host) fails in 10 s instead of hanging.
@@ -53,12 +54,14 @@ function makeDialect(url: string, poolSize: number, onError: (err: Error) => voi
       // An idle connection that the server closes (restart, failover) must not crash the process:
       // the pool drops it and opens another on the next query.
       pool.on('error', onError);
-      return new PostgresDialect({ pool });
+      return { dialect: new PostgresDialect({ pool }) };
     }
     case 'mysql':
-      return new MysqlDialect({
-        pool: createMysqlPool({ uri: url.replace(/^mariadb:/, 'mysql:'), connectionLimit: poolSize, timezone: 'Z' }),
-      });
+      return {
+        dialect: new MysqlDialect({
+          pool: createMysqlPool({ uri: url.replace(/^mariadb:/, 'mysql:'), connectionLimit: poolSize, timezone: 'Z' }),
+        }),
+      };
   }
 }
 
@@ -85,8 +88,9 @@ function cachingStatements(sqlite: SQLite.Database, max = 500): SQLite.Database 
 /** Opens the database named by a DATABASE_URL (`sqlite:<path>`, `postgres://…`, `mysql://…`). */
 export function openStorage(url: string, options: { poolSize?: number; onError?: (err: Error) => void } = {}): Storage {
   const writeEpoch = new WriteEpoch();
-  const dialect = withWriteEpoch(makeDialect(url, options.poolSize ?? 10, options.onError ?? (() => undefined)), writeEpoch);
-  const db = new Kysely<Database>({ dialect, plugins: [writeEpoch] });
+  const made = makeDialect(url, options.poolSize ?? 10, options.onError ?? (() => undefined));
+  const db = new Kysely<Database>({ dialect: withWriteEpoch(made.dialect, writeEpoch), plugins: [writeEpoch] });
+  if (made.sqlite) registerDirectReads(db, made.sqlite);
   return { db, dialect: dialectOf(url), writeEpoch, destroy: () => db.destroy() };
 }
 

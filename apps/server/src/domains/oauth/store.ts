@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Executor } from '../../storage/executor.js';
 import { groupedInsert } from '../../storage/grouped-insert.js';
@@ -56,7 +56,7 @@ export interface AccessToken {
 
 /** protocol.md §8.1: access tokens are stored only as SHA-256(token). */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(Buffer.from(token, 'hex')).digest('hex');
+  return hash('sha256', Buffer.from(token, 'hex'), 'hex');
 }
 
 function clientRow(c: OAuthClient) {
@@ -157,7 +157,7 @@ export async function findAccessTokenByHash(db: Executor, tokenHash: string): Pr
  * to it (those hash 32 bytes; this hashes 71), so a jti is never accepted as an opaque token.
  */
 export function jwtAccessTokenHash(jti: string): string {
-  return createHash('sha256').update(`at+jwt:${jti}`, 'utf8').digest('hex');
+  return hash('sha256', `at+jwt:${jti}`, 'hex');
 }
 
 export async function deleteAccessTokensOf(db: Executor, uid: string): Promise<void> {

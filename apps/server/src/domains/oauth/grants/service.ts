@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { appError } from '@tessera/errors';
 import { constantTimeStringEqual, randomHex } from '@tessera/protocol';
 import { SignJWT } from 'jose';
@@ -105,7 +105,7 @@ export interface GrantsDeps {
   securityEvents?: SecurityEvents;
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s, 'ascii').digest();
+const sha256 = (s: string) => hash('sha256', Buffer.from(s, 'latin1'), 'buffer');
 
 export function parseScope(raw: string | undefined): string[] {
   return [...new Set((raw ?? '').split(' ').filter(Boolean))];

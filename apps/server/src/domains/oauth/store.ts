@@ -95,7 +95,7 @@ export async function deleteClient(db: Executor, id: string): Promise<boolean> {
   return Number(r.numDeletedRows) > 0;
 }
 
-function rowToClient(r: Selectable<OauthClientsTable>): OAuthClient {
+export function rowToClient(r: Selectable<OauthClientsTable>): OAuthClient {
   const redirectUris = (r.redirect_uris ?? r.redirect_uri).split(' ').filter(Boolean);
   return {
     id: r.id, name: r.name, imageUri: r.image_uri, redirectUri: redirectUris[0] ?? r.redirect_uri, redirectUris,
@@ -145,11 +145,43 @@ export async function findAccessToken(db: Executor, token: string): Promise<Acce
 /** A stored access token by its hash (a JWT access token's row is keyed by `jwtAccessTokenHash` of its jti). */
 export async function findAccessTokenByHash(db: Executor, tokenHash: string): Promise<AccessToken | null> {
   const [r] = await accessTokenByHash(db as Kysely<Database>, tokenHash);
-  if (!r) return null;
+  return r ? rowToAccessToken(r) : null;
+}
+
+function rowToAccessToken(r: Omit<Selectable<OauthAccessTokensTable>, 'profile_changed_at'>): AccessToken {
   return {
     tokenHash: r.token_hash, clientId: r.client_id, uid: r.uid, scope: r.scope.split(' ').filter(Boolean), createdAt: Number(r.created_at), expiresAt: Number(r.expires_at),
     subject: r.subject ?? r.uid, grantId: r.grant_id,
   };
+}
+
+// Introspection of an opaque token needs the calling client and the token: one statement instead
+// of two (each statement on an SQLite file also opens and closes a WAL read transaction).
+type ClientWithAccessTokenRow = Selectable<OauthClientsTable> & {
+  at_token_hash: string | null; at_client_id: string | null; at_uid: string | null; at_scope: string | null;
+  at_created_at: number | null; at_expires_at: number | null; at_subject: string | null; at_grant_id: string | null;
+};
+const clientWithAccessToken = preparedQuery<ClientWithAccessTokenRow, [string, string]>((db) => db.selectFrom('oauth_clients as c')
+  .leftJoin('oauth_access_tokens as t', (join) => join.on('t.token_hash', '=', ''))
+  .selectAll('c')
+  .select([
+    't.token_hash as at_token_hash', 't.client_id as at_client_id', 't.uid as at_uid', 't.scope as at_scope',
+    't.created_at as at_created_at', 't.expires_at as at_expires_at', 't.subject as at_subject', 't.grant_id as at_grant_id',
+  ])
+  .where('c.id', '=', ''));
+
+/**
+ * The client `clientId` (null when unknown) and, in the same read, the access token stored under
+ * `tokenHash` whoever it belongs to (null when none). The caller authenticates the client first.
+ */
+export async function findClientWithAccessToken(db: Executor, clientId: string, tokenHash: string): Promise<{ client: OAuthClient | null; token: AccessToken | null }> {
+  const [r] = await clientWithAccessToken(db as Kysely<Database>, tokenHash, clientId.toLowerCase());
+  if (!r) return { client: null, token: null };
+  const token = r.at_token_hash === null ? null : rowToAccessToken({
+    token_hash: r.at_token_hash, client_id: r.at_client_id!, uid: r.at_uid!, scope: r.at_scope!, created_at: r.at_created_at!,
+    expires_at: r.at_expires_at!, subject: r.at_subject, grant_id: r.at_grant_id,
+  });
+  return { client: rowToClient(r), token };
 }
 
 /**

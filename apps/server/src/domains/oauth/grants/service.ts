@@ -16,8 +16,9 @@ import type { RequestContext } from '../../../http/context.js';
 import type { OAuthService } from '../service.js';
 import { hashToken, insertAccessToken, jwtAccessTokenHash, type OAuthClient } from '../store.js';
 import {
-  claimCode, deleteAccessTokenByHash, deleteGrant, deleteRefreshToken, findCode, findRefreshToken, grantIdOfAccessToken, insertCode, insertRefreshToken,
-  pruneRetiredRefreshTokens, recordIssued, refreshTokenStillLive, retireRefreshToken, revokeReusedGrant, touchRefreshToken, type AuthorizationCode,
+  claimCode, deleteAccessTokenByHash, deleteGrant, deleteRefreshToken, findClientWithRefreshToken, findCode, findRefreshToken, grantIdOfAccessToken, insertCode,
+  insertRefreshToken, pruneRetiredRefreshTokens, recordIssued, refreshTokenStillLive, retireRefreshToken, revokeReusedGrant, touchRefreshToken,
+  type AuthorizationCode, type RefreshToken,
 } from './store.js';
 import { ACCESS_TOKEN_TYPE, exchangeRefreshToken, TOKEN_EXCHANGE_GRANT } from './token-exchange.js';
 
@@ -105,6 +106,8 @@ export interface GrantsDeps {
   securityEvents?: SecurityEvents;
 }
 
+const HEX64 = /^[0-9a-fA-F]{64}$/;
+const CLIENT_ID = /^[0-9a-fA-F]{16}$/;
 const sha256 = (s: string) => hash('sha256', Buffer.from(s, 'latin1'), 'buffer');
 
 export function parseScope(raw: string | undefined): string[] {
@@ -122,6 +125,12 @@ export function basicCredentials(header: string | undefined): { clientId: string
   } catch {
     throw appError('INVALID_PARAMETER', { validation: { source: 'headers', keys: ['authorization'], message: 'Basic credentials are not URL-encoded' } });
   }
+}
+
+/** A client's claimed identity, before it is checked against the registry. */
+export interface ClientCredentials {
+  clientId: string;
+  secret: string | undefined;
 }
 
 export class GrantsService {
@@ -177,7 +186,11 @@ export class GrantsService {
    * The client that makes a token request: Basic credentials or client_id (+ client_secret) in the
    * body, never both secrets. A confidential client must prove its secret; a public one must not send one.
    */
-  async authenticateClient(body: TokenRequest, authorization: string | undefined): Promise<OAuthClient> {
+  /**
+   * Who the caller says it is (RFC 6749 §2.3.1): Basic credentials or `client_id` (and
+   * `client_secret`) in the body, never a secret both ways nor two different ids. Reads nothing.
+   */
+  clientCredentials(body: Pick<TokenRequest, 'client_id' | 'client_secret'>, authorization: string | undefined): ClientCredentials {
     const basic = basicCredentials(authorization);
     if (basic && body.client_secret !== undefined) {
       throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: ['client_secret'], message: 'send the client secret once: Basic or client_secret, not both' } });
@@ -187,8 +200,13 @@ export class GrantsService {
     }
     const clientId = basic?.clientId ?? body.client_id;
     if (!clientId) throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: ['client_id'], message: 'client_id is required' } });
-    const client = await this.client(clientId);
-    const secret = basic?.secret ?? body.client_secret;
+    return { clientId, secret: basic?.secret ?? body.client_secret };
+  }
+
+  /** The client, read as `credentials` name it (null: unknown), if they prove it: 400/101 unknown, 400/102 wrong secret. */
+  verifyClient(client: OAuthClient | null, credentials: ClientCredentials): OAuthClient {
+    if (!client) throw appError('UNKNOWN_CLIENT_ID', { clientId: credentials.clientId });
+    const { secret } = credentials;
     if (client.publicClient) {
       if (secret !== undefined) throw appError('INCORRECT_CLIENT_SECRET', { clientId: client.id }, 'A public client has no secret: prove the code with PKCE');
     } else if (secret === undefined || !this.deps.oauth.clientSecretMatches(client, secret)) {
@@ -197,9 +215,22 @@ export class GrantsService {
     return client;
   }
 
+  async authenticateClient(body: TokenRequest, authorization: string | undefined): Promise<OAuthClient> {
+    const credentials = this.clientCredentials(body, authorization);
+    return this.verifyClient(await this.deps.oauth.findClient(this.deps.db, credentials.clientId), credentials);
+  }
+
   async token(body: TokenRequest, authorization: string | undefined, session: SessionWithAccount | null = null, ctx?: Pick<RequestContext, 'ip'>): Promise<TokenResponse> {
     const grant = body.grant_type ?? 'authorization_code';
-    const client = await this.authenticateClient(body, authorization);
+    const credentials = this.clientCredentials(body, authorization);
+    if (grant === 'refresh_token' && body.refresh_token !== undefined && HEX64.test(body.refresh_token) && CLIENT_ID.test(credentials.clientId)) {
+      // The client and the refresh token in one read; the client is checked before the token is used.
+      const read = await findClientWithRefreshToken(this.deps.db, credentials.clientId, hashToken(body.refresh_token.toLowerCase()));
+      const client = this.verifyClient(read.client, credentials);
+      checkResource(body.resource);
+      return this.refreshGrant(client, body, ctx, read.token);
+    }
+    const client = this.verifyClient(await this.deps.oauth.findClient(this.deps.db, credentials.clientId), credentials);
     checkResource(body.resource);
     if (grant === 'authorization_code') return this.codeGrant(client, body);
     if (grant === 'refresh_token') return this.refreshGrant(client, body, ctx);
@@ -268,11 +299,12 @@ export class GrantsService {
       issued.accessToken, ttl, now, issued.refreshToken, code.keysJwe ?? undefined);
   }
 
-  private async refreshGrant(client: OAuthClient, body: TokenRequest, ctx?: Pick<RequestContext, 'ip'>): Promise<TokenResponse> {
+  /** `read`: the refresh token as already read with the client (null: none), else it is read here. */
+  private async refreshGrant(client: OAuthClient, body: TokenRequest, ctx?: Pick<RequestContext, 'ip'>, read?: RefreshToken | null): Promise<TokenResponse> {
     const now = this.deps.clock.now();
-    if (!body.refresh_token || !/^[0-9a-fA-F]{64}$/.test(body.refresh_token)) throw appError('REFRESH_TOKEN_UNKNOWN');
+    if (!body.refresh_token || !HEX64.test(body.refresh_token)) throw appError('REFRESH_TOKEN_UNKNOWN');
     const hash = hashToken(body.refresh_token.toLowerCase());
-    const token = await findRefreshToken(this.deps.db, hash);
+    const token = read !== undefined ? read : await findRefreshToken(this.deps.db, hash);
     // A token a rotation replaced ends its grant, and is then refused as any unknown token.
     if (!token) await this.revokeIfReused(hash, ctx);
     // Another client's token is as unknown as a revoked one: nothing tells the two apart.

@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import { locksRows, type Executor } from '../../../storage/executor.js';
 import { preparedQuery } from '../../../storage/prepared.js';
-import type { Database, OauthCodesTable, OauthRefreshTokensTable } from '../../../storage/schema.js';
+import type { Database, OauthClientsTable, OauthCodesTable, OauthRefreshTokensTable } from '../../../storage/schema.js';
+import { rowToClient, type OAuthClient } from '../store.js';
 
 // Authorization codes and refresh tokens (migration 0017). Both are stored only as SHA-256 of their
 // bytes (protocol.md §8.1); the refresh token's hash doubles as its public handle.
@@ -109,6 +110,32 @@ export async function findRefreshToken(db: Executor, tokenHash: string): Promise
   return r ? rowToRefresh(r) : null;
 }
 
+// A refresh grant needs the calling client and the refresh token: one statement instead of two
+// (as introspection reads the client with the access token, ../store.ts).
+type ClientWithRefreshTokenRow = Selectable<OauthClientsTable> & { [K in keyof Selectable<OauthRefreshTokensTable> as `rt_${K}`]: Selectable<OauthRefreshTokensTable>[K] | null };
+const clientWithRefreshToken = preparedQuery<ClientWithRefreshTokenRow, [string, string]>((db) => db.selectFrom('oauth_clients as c')
+  .leftJoin('oauth_refresh_tokens as t', (join) => join.on('t.token_hash', '=', ''))
+  .selectAll('c')
+  .select([
+    't.token_hash as rt_token_hash', 't.client_id as rt_client_id', 't.uid as rt_uid', 't.scope as rt_scope', 't.auth_at as rt_auth_at', 't.amr as rt_amr',
+    't.aal as rt_aal', 't.created_at as rt_created_at', 't.last_used_at as rt_last_used_at', 't.expires_at as rt_expires_at', 't.grant_id as rt_grant_id',
+  ])
+  .where('c.id', '=', ''));
+
+/**
+ * The client `clientId` (null when unknown) and, in the same read, the refresh token stored under
+ * `tokenHash` whoever it belongs to (null when none). The caller authenticates the client first.
+ */
+export async function findClientWithRefreshToken(db: Executor, clientId: string, tokenHash: string): Promise<{ client: OAuthClient | null; token: RefreshToken | null }> {
+  const [r] = await clientWithRefreshToken(db as Kysely<Database>, tokenHash, clientId.toLowerCase());
+  if (!r) return { client: null, token: null };
+  const token = r.rt_token_hash === null ? null : rowToRefresh({
+    token_hash: r.rt_token_hash, client_id: r.rt_client_id!, uid: r.rt_uid!, scope: r.rt_scope!, auth_at: r.rt_auth_at!, amr: r.rt_amr!,
+    aal: r.rt_aal!, created_at: r.rt_created_at!, last_used_at: r.rt_last_used_at!, expires_at: r.rt_expires_at!, grant_id: r.rt_grant_id,
+  });
+  return { client: rowToClient(r), token };
+}
+
 /** Records a refresh token's use; false when it is gone (revoked while the refresh ran). */
 export async function touchRefreshToken(db: Executor, tokenHash: string, now: number): Promise<boolean> {
   const r = await db.updateTable('oauth_refresh_tokens').set({ last_used_at: now }).where('token_hash', '=', tokenHash).executeTakeFirst();
@@ -122,10 +149,13 @@ export async function touchRefreshToken(db: Executor, tokenHash: string, now: nu
  * with the grant) or this read sees the revocation (and the caller deletes it).
  */
 export async function refreshTokenStillLive(db: Executor, tokenHash: string): Promise<boolean> {
-  let q = db.selectFrom('oauth_refresh_tokens').select('token_hash').where('token_hash', '=', tokenHash);
-  if (locksRows(db)) q = q.forUpdate();
-  return (await q.executeTakeFirst()) !== undefined;
+  // SQLite has no row locks: a revocation holds the one connection until it commits, and a read
+  // waits for it (storage/direct-reads.ts), so the plain prepared read behaves the same.
+  if (!locksRows(db)) return (await refreshTokenExists(db as Kysely<Database>, tokenHash)).length > 0;
+  return (await db.selectFrom('oauth_refresh_tokens').select('token_hash').where('token_hash', '=', tokenHash).forUpdate().executeTakeFirst()) !== undefined;
 }
+
+const refreshTokenExists = preparedQuery<{ token_hash: string }, [string]>((db) => db.selectFrom('oauth_refresh_tokens').select('token_hash').where('token_hash', '=', ''));
 
 /** Deletes one refresh token; true when it existed (a rotation's loser finds it gone). */
 export async function deleteRefreshToken(db: Executor, tokenHash: string): Promise<boolean> {

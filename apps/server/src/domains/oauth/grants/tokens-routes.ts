@@ -61,8 +61,8 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; tok
       response: oauthResponses(Introspection, [...CLIENT_AUTH_ERRORS]),
     },
   }, async (req) => {
-    const client = await grants.authenticateClient(req.body, req.headers.authorization);
-    return tokens.introspect(client, req.body.token, req.body.token_type_hint);
+    const credentials = grants.clientCredentials(req.body, req.headers.authorization);
+    return tokens.introspect(credentials.clientId, (client) => grants.verifyClient(client, credentials), req.body.token, req.body.token_type_hint);
   });
 
   app.post('/verify', {

@@ -8,7 +8,7 @@ import type { AccountRecords } from '../../accounts/index.js';
 import type { PublicJwk, SigningKey } from '../../keys/index.js';
 import { isJwtShaped, JWT_ACCESS_TOKEN_TYPE, type AccessTokenJwts } from '../access-jwt.js';
 import { deleteAccessTokenByHash, findRefreshToken, revokeRefreshTokenGrant } from './store.js';
-import { findAccessToken, hashToken, type AccessToken, type OAuthClient } from '../store.js';
+import { findAccessToken, findClient, findClientWithAccessToken, hashToken, type AccessToken, type OAuthClient } from '../store.js';
 
 // What relying parties and resource servers do with issued tokens: introspection (RFC 7662),
 // verification, revocation (RFC 7009), id_token verification, and the person's claims (OpenID
@@ -39,6 +39,7 @@ export interface TokensDeps {
 }
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
+const CLIENT_ID = /^[0-9a-fA-F]{16}$/;
 const seconds = (ms: number) => Math.floor(ms / 1000);
 // One-shot crypto.hash: a Hash object per call costs more than the digest of 64 characters.
 const jti = (token: string) => hash('sha256', Buffer.from(token.toLowerCase(), 'latin1'), 'hex');
@@ -63,14 +64,25 @@ export class TokensService {
   }
 
   /**
-   * RFC 7662 for the authenticated `client`: its own tokens only (another client's token is as
-   * inactive as an unknown one). Times are seconds, as the RFC says.
+   * RFC 7662 for the client `clientId`, which `authenticate` checks (throwing 400/101 or 400/102)
+   * before anything about the token is used: its own tokens only (another client's token is as
+   * inactive as an unknown one). Times are seconds, as the RFC says. An opaque token looked up as
+   * an access token first is read in the same statement as the client.
    */
-  async introspect(client: OAuthClient, token: string, hint?: string): Promise<Introspection> {
+  async introspect(clientId: string, authenticate: (client: OAuthClient | null) => OAuthClient, token: string, hint?: string): Promise<Introspection> {
     const order = hint === 'refresh_token' ? ['refresh', 'access'] : ['access', 'refresh'];
+    let client: OAuthClient;
+    let access: AccessToken | null | undefined;
+    if (order[0] === 'access' && HEX64.test(token) && CLIENT_ID.test(clientId)) {
+      const read = await findClientWithAccessToken(this.deps.db, clientId, hashToken(token));
+      client = authenticate(read.client);
+      access = read.token && read.token.expiresAt > this.deps.clock.now() ? read.token : null;
+    } else {
+      client = authenticate(CLIENT_ID.test(clientId) ? await findClient(this.deps.db, clientId) : null);
+    }
     for (const kind of order) {
       if (kind === 'access') {
-        const t = await this.liveAccessToken(token);
+        const t = access === undefined ? await this.liveAccessToken(token) : access;
         if (t && t.clientId === client.id) {
           return {
             active: true, scope: t.scope.join(' '), client_id: t.clientId, token_type: 'access_token', iat: seconds(t.createdAt), exp: seconds(t.expiresAt),

@@ -2,6 +2,7 @@ import type {
   DatabaseConnection, Dialect, Driver, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult,
   RootOperationNode, TransactionSettings, UnknownRow, QueryId,
 } from 'kysely';
+import { transactionEnded } from './after-commit.js';
 
 /**
  * A counter that moves whenever this process writes to the database (any statement that is not a
@@ -75,10 +76,14 @@ class EpochDriver implements Driver {
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    let committed = false;
     try {
       await this.driver.commitTransaction(connection);
+      committed = true;
     } finally {
       this.epoch.bump();
+      // After the bump: an effect that reads through the session cache sees the committed rows.
+      transactionEnded(connection, committed);
     }
   }
 
@@ -87,6 +92,7 @@ class EpochDriver implements Driver {
       await this.driver.rollbackTransaction(connection);
     } finally {
       this.epoch.bump();
+      transactionEnded(connection, false);
     }
   }
 

@@ -5,6 +5,7 @@ import type { Clock } from '../../clock.js';
 import type { AccountChange } from '../../domain.js';
 import type { RequestContext } from '../../http/context.js';
 import { isUniqueViolation } from '../../storage/db.js';
+import { afterCommit } from '../../storage/after-commit.js';
 import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
 import { describeDevice, isSessionVerified, type Session, type SessionsService } from '../sessions/index.js';
@@ -316,15 +317,21 @@ export class DevicesService {
     return this.deps.confirmations.confirmSession(session, code, ctx, onNoticeFailure);
   }
 
-  // The hooks run inside the caller's transaction; their pushes are queued before it commits (a
-  // push cannot be taken back, and a rolled-back change is rare): devices then re-read the account.
+  // The hooks run inside the caller's transaction; their pushes are queued once it commits, and
+  // dropped if it rolls back (storage/after-commit.ts): a device told of a change re-reads the
+  // account, and must find the change there.
+
+  /** `pushTo` once `db`'s transaction commits (at once outside a transaction). */
+  private pushAfterCommit(db: Executor, devices: Device[], payload: Record<string, unknown> | null, ttlSeconds: number): Promise<void> {
+    return afterCommit(db, () => this.pushTo(devices, payload, ttlSeconds));
+  }
 
   /** A session ended: its device goes with it, and the account's other devices hear of it. */
   async sessionEnded(db: Executor, uid: string, sessionId: string): Promise<void> {
     const device = await findDeviceOfSession(db, sessionId);
     if (!device) return;
     await deleteDeviceOfSession(db, sessionId);
-    this.pushTo(await listDevices(db, uid), pushEvents.deviceDisconnected(device.id), ACCOUNT_EVENT_TTL_SECONDS);
+    await this.pushAfterCommit(db, await listDevices(db, uid), pushEvents.deviceDisconnected(device.id), ACCOUNT_EVENT_TTL_SECONDS);
   }
 
   /**
@@ -339,14 +346,14 @@ export class DevicesService {
       kept = before.find((d) => d.sessionId === keep.replaces)?.id ?? null;
     }
     await deleteOtherDevices(trx, uid, keep.sessionTokenId);
-    this.pushTo(before.filter((d) => d.id !== kept), pushEvents.passwordChanged(), ACCOUNT_EVENT_TTL_SECONDS);
+    await this.pushAfterCommit(trx, before.filter((d) => d.id !== kept), pushEvents.passwordChanged(), ACCOUNT_EVENT_TTL_SECONDS);
   }
 
   /** Password reset: every device goes, and is told. */
   async passwordReset(trx: Executor, uid: string): Promise<void> {
     const before = await listDevices(trx, uid);
     await deleteOtherDevices(trx, uid, null);
-    this.pushTo(before, pushEvents.passwordReset(), ACCOUNT_EVENT_TTL_SECONDS);
+    await this.pushAfterCommit(trx, before, pushEvents.passwordReset(), ACCOUNT_EVENT_TTL_SECONDS);
   }
 
   /**
@@ -358,13 +365,13 @@ export class DevicesService {
    */
   async accountChanged(trx: Executor, uid: string, change: AccountChange): Promise<void> {
     const payload = change === 'profile' ? pushEvents.profileUpdated() : pushEvents.accountStateChanged();
-    this.pushTo(await listDevices(trx, uid), payload, ACCOUNT_EVENT_TTL_SECONDS);
+    await this.pushAfterCommit(trx, await listDevices(trx, uid), payload, ACCOUNT_EVENT_TTL_SECONDS);
   }
 
   /** The account is being deleted: every device goes, and is told. */
   async accountDeleted(trx: Executor, uid: string): Promise<void> {
     const before = await listDevices(trx, uid);
     await deleteOtherDevices(trx, uid, null);
-    this.pushTo(before, pushEvents.accountDestroyed(uid), ACCOUNT_EVENT_TTL_SECONDS);
+    await this.pushAfterCommit(trx, before, pushEvents.accountDestroyed(uid), ACCOUNT_EVENT_TTL_SECONDS);
   }
 }

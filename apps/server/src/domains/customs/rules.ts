@@ -183,14 +183,20 @@ export function parseDuration(text: string): number {
   return Number(m[1]) * unit;
 }
 
-/** Parses rules text (lines, or `;` between rules); errors name the line and what is wrong. */
+/**
+ * Parses rules text: one rule per line, or `;` between rules; `#` starts a comment to the end of
+ * its line (a `;` in a comment is comment). Errors name the line, the rule and what is wrong.
+ */
 export function parseRules(text: string): Rule[] {
+  const pieces = text.split('\n').flatMap((raw, n) => {
+    const parts = raw.replace(/#.*/, '').split(';');
+    return parts.map((part, k) => ({ line: part.trim(), at: parts.length > 1 ? `line ${n + 1}, rule ${k + 1}` : `line ${n + 1}` }));
+  });
   const rules: Rule[] = [];
-  text.split(/[\n;]/).forEach((raw, i) => {
-    const line = raw.replace(/#.*/, '').trim();
+  pieces.forEach(({ line, at }) => {
     if (!line) return;
     const fields = line.split(':').map((f) => f.trim());
-    const where = `rate-limit rule ${i + 1} ("${line}")`;
+    const where = `rate-limit rule at ${at} ("${line}")`;
     if (fields.length !== 5 && fields.length !== 6) {
       throw new Error(`${where}: expected "action : property : maxAttempts : window : duration : policy"`);
     }

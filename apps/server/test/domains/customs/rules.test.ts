@@ -6,7 +6,7 @@ describe('rate-limit rules', () => {
     const rules = parseRules(`
       # a comment
       accountLogin : ip_email : 5 : 15 minutes : 15 minutes : block
-      accountLogin : ip : 100 : 24 hours : 15 minutes : ban   # trailing comment
+      accountLogin : ip : 100 : 24 hours : 15 minutes : ban   # trailing comment; with a semicolon: x : y
       sendVerifyCode : uid : 3 : 30 seconds : 1 hour; verifyTotpCode : ip_uid : 10 : 30s : 15m : report
     `);
     expect(rules).toEqual([
@@ -18,8 +18,9 @@ describe('rate-limit rules', () => {
   });
 
   it('names the line and the fault of a bad rule', () => {
-    expect(() => parseRules('a : ip : 5 : 15 minutes')).toThrow(/rule 1 .*expected "action : property/);
-    expect(() => parseRules('\na : mac : 5 : 1 hour : 1 hour')).toThrow(/rule 2 .*property must be one of ip, email, uid, ip_email, ip_uid/);
+    expect(() => parseRules('a : ip : 5 : 15 minutes')).toThrow(/rule at line 1 .*expected "action : property/);
+    expect(() => parseRules('\na : mac : 5 : 1 hour : 1 hour')).toThrow(/rule at line 2 .*property must be one of ip, email, uid, ip_email, ip_uid/);
+    expect(() => parseRules('a : ip : 5 : 1 hour : 1 hour; b : ip : 0 : 1 hour : 1 hour')).toThrow(/rule at line 1, rule 2 \("b : ip : 0/);
     expect(() => parseRules('a : ip : 0 : 1 hour : 1 hour')).toThrow(/maxAttempts must be a whole number/);
     expect(() => parseRules('a : ip : 5 : 1 fortnight : 1 hour')).toThrow(/"1 fortnight" is not a duration/);
     expect(() => parseRules('a : ip : 5 : 1 hour : 1 hour : jail')).toThrow(/policy must be one of block, ban, report/);

@@ -1,7 +1,7 @@
 import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
 import type { Executor } from '../../storage/executor.js';
 import type { PublicJwk, SigningKey } from '../keys/index.js';
-import { findAccessToken, findAccessTokenByHash, jwtAccessTokenHash, type AccessToken } from './store.js';
+import { findAccessToken, findAccessTokenByHash, HEX64, jwtAccessTokenHash, type AccessToken } from './store.js';
 
 // JWT access tokens (RFC 9068), for clients registered with jwtAccessTokens: an RS256 JWT signed
 // with the key of /jwks, header `typ: at+jwt`, so resource servers can check it without asking
@@ -10,7 +10,6 @@ import { findAccessToken, findAccessTokenByHash, jwtAccessTokenHash, type Access
 // a verifier that only checks the signature cannot see that, hence short lifetimes.
 
 export const JWT_ACCESS_TOKEN_TYPE = 'at+jwt';
-const HEX64 = /^[0-9a-fA-F]{64}$/;
 /** A compact JWS: three base64url parts. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 

@@ -5,7 +5,7 @@ import type { Executor } from '../../storage/executor.js';
 import { deleteClientGrantsOf, listRefreshTokensOf, revokeRefreshTokenGrant } from './grants/store.js';
 import { clientFromRegistration, redirectUriMatches, type ClientRegistration } from './clients.js';
 import {
-  deleteClient, findClient, hashToken, insertAccessToken, insertClient, listClients, updateClient, updateClientSecrets, type OAuthClient,
+  deleteClient, findClient, hashToken, HEX64, insertAccessToken, insertClient, isClientId, listClients, updateClient, updateClientSecrets, type OAuthClient,
 } from './store.js';
 
 // OAuth clients (the registry: registration, the start-up file, secret rotation, removal) and the
@@ -22,7 +22,7 @@ export interface ClientInfo {
 
 export class OAuthService {
   findClient(db: Executor, id: string): Promise<OAuthClient | null> {
-    return /^[0-9a-fA-F]{16}$/.test(id) ? findClient(db, id) : Promise.resolve(null);
+    return findClient(db, id);
   }
 
   /** Registers a client; a confidential client's secret is stored only as its SHA-256. Throws ClientRegistrationError when invalid. */
@@ -79,7 +79,7 @@ export class OAuthService {
 
   /** Removes a client and every token issued to it, in one transaction. False when unknown. */
   removeClient(db: Kysely<Database>, id: string): Promise<boolean> {
-    if (!/^[0-9a-fA-F]{16}$/.test(id)) return Promise.resolve(false);
+    if (!isClientId(id)) return Promise.resolve(false);
     return db.transaction().execute((trx) => deleteClient(trx, id.toLowerCase()));
   }
 
@@ -88,7 +88,7 @@ export class OAuthService {
    * rotation; compared as hashes, in constant time, both always compared.
    */
   clientSecretMatches(client: OAuthClient, secret: string): boolean {
-    if (client.publicClient || client.hashedSecret === null || !/^[0-9a-fA-F]{64}$/.test(secret)) return false;
+    if (client.publicClient || client.hashedSecret === null || !HEX64.test(secret)) return false;
     const hashed = hashToken(secret.toLowerCase());
     const current = constantTimeStringEqual(hashed, client.hashedSecret);
     const previous = client.hashedSecretPrevious !== null && constantTimeStringEqual(hashed, client.hashedSecretPrevious);

@@ -54,6 +54,12 @@ export interface AccessToken {
   grantId?: string | null;
 }
 
+/** An opaque token, code or client secret: 32 bytes as hex. */
+export const HEX64 = /^[0-9a-fA-F]{64}$/;
+/** A client id: 8 bytes as hex. Anything else names no client, and is never looked up. */
+const CLIENT_ID = /^[0-9a-fA-F]{16}$/;
+export const isClientId = (id: string): boolean => CLIENT_ID.test(id);
+
 /** protocol.md §8.1: access tokens are stored only as SHA-256(token). */
 export function hashToken(token: string): string {
   return hash('sha256', Buffer.from(token, 'hex'), 'hex');
@@ -114,6 +120,7 @@ const clientById = preparedQuery<Selectable<OauthClientsTable>, [string]>((db) =
 const accessTokenByHash = preparedQuery<Selectable<OauthAccessTokensTable>, [string]>((db) => db.selectFrom('oauth_access_tokens').selectAll().where('token_hash', '=', ''));
 
 export async function findClient(db: Executor, id: string): Promise<OAuthClient | null> {
+  if (!isClientId(id)) return null;
   const [r] = await clientById(db as Kysely<Database>, id.toLowerCase());
   return r ? rowToClient(r) : null;
 }
@@ -175,6 +182,7 @@ const clientWithAccessToken = preparedQuery<ClientWithAccessTokenRow, [string, s
  * `tokenHash` whoever it belongs to (null when none). The caller authenticates the client first.
  */
 export async function findClientWithAccessToken(db: Executor, clientId: string, tokenHash: string): Promise<{ client: OAuthClient | null; token: AccessToken | null }> {
+  if (!isClientId(clientId)) return { client: null, token: null };
   const [r] = await clientWithAccessToken(db as Kysely<Database>, tokenHash, clientId.toLowerCase());
   if (!r) return { client: null, token: null };
   const token = r.at_token_hash === null ? null : rowToAccessToken({

@@ -14,7 +14,7 @@ import { isSessionVerified, type SessionWithAccount } from '../../sessions/index
 import type { SecurityEvents } from '../../security-events/index.js';
 import type { RequestContext } from '../../../http/context.js';
 import type { OAuthService } from '../service.js';
-import { hashToken, insertAccessToken, jwtAccessTokenHash, type OAuthClient } from '../store.js';
+import { hashToken, HEX64, insertAccessToken, jwtAccessTokenHash, type OAuthClient } from '../store.js';
 import {
   claimCode, deleteAccessTokenByHash, deleteGrant, deleteRefreshToken, findClientWithRefreshToken, findCode, findRefreshToken, grantIdOfAccessToken, insertCode,
   insertRefreshToken, pruneRetiredRefreshTokens, recordIssued, refreshTokenStillLive, retireRefreshToken, revokeReusedGrant, touchRefreshToken,
@@ -106,8 +106,6 @@ export interface GrantsDeps {
   securityEvents?: SecurityEvents;
 }
 
-const HEX64 = /^[0-9a-fA-F]{64}$/;
-const CLIENT_ID = /^[0-9a-fA-F]{16}$/;
 const sha256 = (s: string) => hash('sha256', Buffer.from(s, 'latin1'), 'buffer');
 
 export function parseScope(raw: string | undefined): string[] {
@@ -183,10 +181,6 @@ export class GrantsService {
   }
 
   /**
-   * The client that makes a token request: Basic credentials or client_id (+ client_secret) in the
-   * body, never both secrets. A confidential client must prove its secret; a public one must not send one.
-   */
-  /**
    * Who the caller says it is (RFC 6749 §2.3.1): Basic credentials or `client_id` (and
    * `client_secret`) in the body, never a secret both ways nor two different ids. Reads nothing.
    */
@@ -223,7 +217,7 @@ export class GrantsService {
   async token(body: TokenRequest, authorization: string | undefined, session: SessionWithAccount | null = null, ctx?: Pick<RequestContext, 'ip'>): Promise<TokenResponse> {
     const grant = body.grant_type ?? 'authorization_code';
     const credentials = this.clientCredentials(body, authorization);
-    if (grant === 'refresh_token' && body.refresh_token !== undefined && HEX64.test(body.refresh_token) && CLIENT_ID.test(credentials.clientId)) {
+    if (grant === 'refresh_token' && body.refresh_token !== undefined && HEX64.test(body.refresh_token)) {
       // The client and the refresh token in one read; the client is checked before the token is used.
       const read = await findClientWithRefreshToken(this.deps.db, credentials.clientId, hashToken(body.refresh_token.toLowerCase()));
       const client = this.verifyClient(read.client, credentials);

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { locksRows, type Executor } from '../../../storage/executor.js';
 import { preparedQuery } from '../../../storage/prepared.js';
 import type { Database, OauthClientsTable, OauthCodesTable, OauthRefreshTokensTable } from '../../../storage/schema.js';
-import { rowToClient, type OAuthClient } from '../store.js';
+import { isClientId, rowToClient, type OAuthClient } from '../store.js';
 
 // Authorization codes and refresh tokens (migration 0017). Both are stored only as SHA-256 of their
 // bytes (protocol.md §8.1); the refresh token's hash doubles as its public handle.
@@ -127,6 +127,7 @@ const clientWithRefreshToken = preparedQuery<ClientWithRefreshTokenRow, [string,
  * `tokenHash` whoever it belongs to (null when none). The caller authenticates the client first.
  */
 export async function findClientWithRefreshToken(db: Executor, clientId: string, tokenHash: string): Promise<{ client: OAuthClient | null; token: RefreshToken | null }> {
+  if (!isClientId(clientId)) return { client: null, token: null };
   const [r] = await clientWithRefreshToken(db as Kysely<Database>, tokenHash, clientId.toLowerCase());
   if (!r) return { client: null, token: null };
   const token = r.rt_token_hash === null ? null : rowToRefresh({

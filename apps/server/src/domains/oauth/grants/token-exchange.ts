@@ -3,7 +3,7 @@ import { randomHex } from '@tessera/protocol';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../storage/schema.js';
 import type { Executor } from '../../../storage/executor.js';
-import { hashToken, type OAuthClient } from '../store.js';
+import { hashToken, HEX64, type OAuthClient } from '../store.js';
 import { deleteRefreshToken, findRefreshToken, insertRefreshToken, retireRefreshToken, type RefreshToken } from './store.js';
 
 // The token-exchange grant (RFC 8693 in the shape protocol.md §5.15 gives it): a first-party client
@@ -72,7 +72,7 @@ export async function exchangeRefreshToken(
   if (!client.canGrant) {
     throw appError('INVALID_SCOPES', { invalidScopes: asked }, 'This client may not use the token-exchange grant (it is not registered with canGrant)');
   }
-  if (!/^[0-9a-fA-F]{64}$/.test(body.subject_token)) throw appError('REFRESH_TOKEN_UNKNOWN');
+  if (!HEX64.test(body.subject_token)) throw appError('REFRESH_TOKEN_UNKNOWN');
   const hash = hashToken(body.subject_token.toLowerCase());
   const token = await findRefreshToken(deps.db, hash);
   // A subject token already exchanged (or rotated) is a copy: its grant ends; the answer stays "unknown".

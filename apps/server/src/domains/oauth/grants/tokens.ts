@@ -8,7 +8,7 @@ import type { AccountRecords } from '../../accounts/index.js';
 import type { PublicJwk, SigningKey } from '../../keys/index.js';
 import { isJwtShaped, JWT_ACCESS_TOKEN_TYPE, type AccessTokenJwts } from '../access-jwt.js';
 import { deleteAccessTokenByHash, findRefreshToken, revokeRefreshTokenGrant } from './store.js';
-import { findAccessToken, findClient, findClientWithAccessToken, hashToken, type AccessToken, type OAuthClient } from '../store.js';
+import { findAccessToken, findClient, findClientWithAccessToken, hashToken, HEX64, type AccessToken, type OAuthClient } from '../store.js';
 
 // What relying parties and resource servers do with issued tokens: introspection (RFC 7662),
 // verification, revocation (RFC 7009), id_token verification, and the person's claims (OpenID
@@ -38,8 +38,6 @@ export interface TokensDeps {
   accessJwts: AccessTokenJwts;
 }
 
-const HEX64 = /^[0-9a-fA-F]{64}$/;
-const CLIENT_ID = /^[0-9a-fA-F]{16}$/;
 const seconds = (ms: number) => Math.floor(ms / 1000);
 // One-shot crypto.hash: a Hash object per call costs more than the digest of 64 characters.
 const jti = (token: string) => hash('sha256', Buffer.from(token.toLowerCase(), 'latin1'), 'hex');
@@ -73,12 +71,12 @@ export class TokensService {
     const order = hint === 'refresh_token' ? ['refresh', 'access'] : ['access', 'refresh'];
     let client: OAuthClient;
     let access: AccessToken | null | undefined;
-    if (order[0] === 'access' && HEX64.test(token) && CLIENT_ID.test(clientId)) {
+    if (order[0] === 'access' && HEX64.test(token)) {
       const read = await findClientWithAccessToken(this.deps.db, clientId, hashToken(token));
       client = authenticate(read.client);
       access = read.token && read.token.expiresAt > this.deps.clock.now() ? read.token : null;
     } else {
-      client = authenticate(CLIENT_ID.test(clientId) ? await findClient(this.deps.db, clientId) : null);
+      client = authenticate(await findClient(this.deps.db, clientId));
     }
     for (const kind of order) {
       if (kind === 'access') {

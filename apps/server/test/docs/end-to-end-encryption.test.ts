@@ -1,10 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactDecrypt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { deriveScopedKey } from '@tessera/protocol';
 import { verifiedAccount } from '../harness.js';
-import { codeBlocks, pageServer, repoRoot as root, runShell, substitute, tsFiles, type Substitution } from './pages.js';
+import { pageServer, registerFromPage, repoRoot as root, runShell, substitute, type Substitution } from './pages.js';
 
 // The end-to-end encryption how-to runs as written: the client registered by the page's admin
 // command, the relying party's notes-app.ts and the signed-in client's approve-with-keys.ts compiled
@@ -24,22 +23,14 @@ describe('the end-to-end encryption how-to runs as written', () => {
 
   it('delivers the scoped key to the relying party, which encrypts a note with it', async () => {
     const { t } = page;
-    const blocks = codeBlocks(readFileSync(PAGE, 'utf8'));
-    const shell = blocks.filter((b) => b.lang === 'sh' || b.lang === 'bash');
-    expect(shell.map((b) => b.title ?? '')).toEqual(['', 'terminal 1: the relying party', 'terminal 2: the signed-in client']);
-    const files = tsFiles(blocks);
-    expect([...files.keys()]).toEqual(['notes-app.ts', 'approve-with-keys.ts']);
     const dir = page.dir;
-    for (const [name, text] of files) writeFileSync(join(dir, name), text);
-
-    const register = await runShell(shell[0]!.body, { cwd: root, env: { DATABASE_URL: t.databaseUrl } });
-    expect(register.status, register.output).toBe(0);
-    const clientId = /client_id ([0-9a-f]{16})/.exec(register.output)?.[1];
-    expect(clientId, register.output).toBeDefined();
+    const { shell, clientId } = await registerFromPage(page, PAGE, {
+      shellTitles: ['', 'terminal 1: the relying party', 'terminal 2: the signed-in client'], files: ['notes-app.ts', 'approve-with-keys.ts'],
+    });
 
     const account = await verifiedAccount(t, 'correct horse battery staple', { keys: true });
     const serverUrl: Substitution = [/http:\/\/127\.0\.0\.1:9000/g, t.url];
-    const app = runShell(substitute(shell[1]!.body, [serverUrl, [/9f3c0a7d51e2b804/g, clientId!]]), { cwd: dir });
+    const app = runShell(substitute(shell[1]!.body, [serverUrl, [/9f3c0a7d51e2b804/g, clientId]]), { cwd: dir });
     try {
       const authorizationUrl = new URL((await app.waitFor(/Sign in at (\S+)/, 150_000))[1]!);
       expect(authorizationUrl.searchParams.get('keys_jwk')).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -68,7 +59,7 @@ describe('the end-to-end encryption how-to runs as written', () => {
       const confirm = await t.mail.waitFor(account.email, 'verifyLoginCode', before);
       await t.client.sessionVerifyCode(signedIn.sessionToken, { code: confirm.code! });
       const { kB } = await t.accounts.fetchKeys(signedIn.keyFetchToken!, signedIn.unwrapBKey);
-      const data = await t.client.accountScopedKeyData(signedIn.sessionToken, { client_id: clientId!, scope: SCOPE });
+      const data = await t.client.accountScopedKeyData(signedIn.sessionToken, { client_id: clientId, scope: SCOPE });
       const expected = deriveScopedKey({ kB, uid: account.uid, ...data[SCOPE]! });
       expect(done.output).toContain(`key ${expected.kid}`);
       const note = /^encrypted note (\S+)$/m.exec(done.output)![1]!;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -158,4 +158,26 @@ export function pageServer(options: { builds?: string[]; env?: Record<string, st
     await server?.close();
   });
   return { get t() { return server!; }, get dir() { return folder!.dir; } };
+}
+
+/**
+ * A relying-party page set up as its reader does it: its shell blocks (their titles must be
+ * `shellTitles`), its TypeScript files (named `files`) written into the page folder, and the client
+ * that its first shell block, the admin command, registers on the test server's database.
+ */
+export async function registerFromPage(page: { readonly t: TestServer; readonly dir: string }, path: string, expected: { shellTitles: string[]; files: string[] }) {
+  const blocks = codeBlocks(readFileSync(path, 'utf8'));
+  const shell = blocks.filter((b) => b.lang === 'sh' || b.lang === 'bash');
+  if (JSON.stringify(shell.map((b) => b.title ?? '')) !== JSON.stringify(expected.shellTitles)) {
+    throw new Error(`the page's shell blocks are titled ${JSON.stringify(shell.map((b) => b.title ?? ''))}, not ${JSON.stringify(expected.shellTitles)}`);
+  }
+  const files = tsFiles(blocks);
+  if (JSON.stringify([...files.keys()]) !== JSON.stringify(expected.files)) {
+    throw new Error(`the page's files are ${JSON.stringify([...files.keys()])}, not ${JSON.stringify(expected.files)}`);
+  }
+  for (const [name, text] of files) writeFileSync(join(page.dir, name), text);
+  const register = await runShell(shell[0]!.body, { cwd: repoRoot, env: { DATABASE_URL: page.t.databaseUrl } });
+  const clientId = /client_id ([0-9a-f]{16})/.exec(register.output)?.[1];
+  if (register.status !== 0 || !clientId) throw new Error(`the page's admin command failed (${register.status}):\n${register.output}`);
+  return { shell, clientId };
 }

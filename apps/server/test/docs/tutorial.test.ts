@@ -1,8 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifiedAccount } from '../harness.js';
-import { codeBlocks, pageServer, repoRoot as root, runShell, substitute, tsFiles, type Substitution } from './pages.js';
+import { pageServer, registerFromPage, repoRoot as root, runShell, substitute, type Substitution } from './pages.js';
 
 // Issue 14: the relying-party tutorial runs as written. Its shell blocks run in order (the first
 // through the real admin command against the test server's database); its `app.ts` blocks, joined,
@@ -18,20 +17,12 @@ describe('the relying-party tutorial (integration-with-fxa.md) runs as written',
 
   it('registers a client, signs a person in with code + PKCE, reads userinfo, refreshes, introspects and revokes', async () => {
     const { t } = page;
-    const blocks = codeBlocks(readFileSync(PAGE, 'utf8'));
-    const shell = blocks.filter((b) => b.lang === 'sh' || b.lang === 'bash');
-    expect(shell.map((b) => b.title ?? ''), 'the page\'s shell blocks').toEqual(['', 'terminal 1: the relying party', 'terminal 2: the signed-in client']);
-    const files = tsFiles(blocks);
-    expect([...files.keys()]).toEqual(['app.ts', 'approve.ts']);
     const dir = page.dir;
-    for (const [name, text] of files) writeFileSync(join(dir, name), text);
-
     // 1. The admin command, from the repository, on the test server's database.
-    const register = await runShell(shell[0]!.body, { cwd: root, env: { DATABASE_URL: t.databaseUrl } });
-    expect(register.status, register.output).toBe(0);
-    const clientId = /client_id ([0-9a-f]{16})/.exec(register.output)?.[1];
-    expect(clientId, register.output).toBeDefined();
-    const client = await t.app.services.oauth.findClient(t.storage.db, clientId!);
+    const { shell, clientId } = await registerFromPage(page, PAGE, {
+      shellTitles: ['', 'terminal 1: the relying party', 'terminal 2: the signed-in client'], files: ['app.ts', 'approve.ts'],
+    });
+    const client = await t.app.services.oauth.findClient(t.storage.db, clientId);
     expect(client).toMatchObject({ publicClient: true, localRedirects: true, redirectUris: ['http://127.0.0.1/callback'] });
 
     // The person, signed in on a first-party client: a confirmed account and session.
@@ -39,7 +30,7 @@ describe('the relying-party tutorial (integration-with-fxa.md) runs as written',
     const serverUrl: Substitution = [/http:\/\/127\.0\.0\.1:9000/g, t.url];
 
     // Terminal 1: compile both files, start the app; it prints the authorization URL and waits.
-    const app = runShell(substitute(shell[1]!.body, [serverUrl, [/9f3c0a7d51e2b804/g, clientId!]]), { cwd: dir });
+    const app = runShell(substitute(shell[1]!.body, [serverUrl, [/9f3c0a7d51e2b804/g, clientId]]), { cwd: dir });
     try {
     const printed = await app.waitFor(/Sign in at (\S+)/, 150_000);
     const authorizationUrl = new URL(printed[1]!);

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '@tessera/protocol';
-import { migrateToLatest, openStorage, type DialectName, type Storage } from '../../src/storage/db.js';
 import { findAccessTokenByHash, findClient, findClientWithAccessToken, insertAccessToken, insertClient, type OAuthClient } from '../../src/domains/oauth/store.js';
 import { findClientWithRefreshToken, findRefreshToken, insertRefreshToken } from '../../src/domains/oauth/grants/store.js';
-import { databaseUrlFor, freshDatabase } from '../harness.js';
+import { freshStorage, storageDialects } from './fixtures.js';
 
 // Introspection reads the calling client and the presented access token in one statement, and a
 // refresh grant the client and the refresh token (a left join whose two parameters sit in the ON
-// and the WHERE clause). On every dialect each must answer
-// what the two separate lookups answer: the client alone when the token is unknown, the token
+// and the WHERE clause). On every dialect each must answer what the two separate lookups answer: the client alone when the token is unknown, the token
 // whichever client it belongs to (the caller compares), and nothing for an unknown client.
-
-const dialects = (['sqlite', 'postgres', 'mysql'] as DialectName[]).filter((d) => databaseUrlFor(d));
 
 const client = (id: string): OAuthClient => ({
   id, name: `client ${id}`, imageUri: '', redirectUri: 'https://rp.example/cb', redirectUris: ['https://rp.example/cb'],
@@ -20,9 +16,8 @@ const client = (id: string): OAuthClient => ({
   rotateRefreshTokens: false, pairwiseSubjects: false, pairwiseRotationSeconds: 0, jwtAccessTokens: false, createdAt: 1_000,
 });
 
-describe.each(dialects)('client and token in one read (%s)', (dialect) => {
-  let storage: Storage;
-  let drop: () => Promise<void>;
+describe.each(storageDialects)('client and token in one read (%s)', (dialect) => {
+  const fx = freshStorage(dialect);
   const a = client(randomHex(8));
   const b = client(randomHex(8));
   const tokenOfB = { tokenHash: randomHex(32), clientId: b.id, uid: randomHex(16), scope: ['profile'], createdAt: 1_000, expiresAt: 9_000, profileChangedAt: 1_000, grantId: randomHex(16) };
@@ -33,49 +28,41 @@ describe.each(dialects)('client and token in one read (%s)', (dialect) => {
   };
 
   beforeAll(async () => {
-    const fresh = await freshDatabase(dialect);
-    drop = fresh.drop;
-    storage = openStorage(fresh.url);
-    await migrateToLatest(storage.db);
-    await insertClient(storage.db, a);
-    await insertClient(storage.db, b);
-    await insertAccessToken(storage.db, tokenOfB);
-    await insertRefreshToken(storage.db, refreshOfB);
+    await insertClient(fx.storage.db, a);
+    await insertClient(fx.storage.db, b);
+    await insertAccessToken(fx.storage.db, tokenOfB);
+    await insertRefreshToken(fx.storage.db, refreshOfB);
   });
 
-  afterAll(async () => {
-    await storage?.destroy();
-    await drop?.();
-  });
 
   it('answers as the two lookups do', async () => {
-    const both = await findClientWithAccessToken(storage.db, b.id.toUpperCase(), tokenOfB.tokenHash);
-    expect(both.client).toEqual(await findClient(storage.db, b.id));
-    expect(both.token).toEqual(await findAccessTokenByHash(storage.db, tokenOfB.tokenHash));
+    const both = await findClientWithAccessToken(fx.storage.db, b.id.toUpperCase(), tokenOfB.tokenHash);
+    expect(both.client).toEqual(await findClient(fx.storage.db, b.id));
+    expect(both.token).toEqual(await findAccessTokenByHash(fx.storage.db, tokenOfB.tokenHash));
     expect(both.token).toMatchObject({ clientId: b.id, uid: tokenOfB.uid, scope: ['profile'], expiresAt: 9_000, grantId: tokenOfB.grantId });
   });
 
   it('gives another client the token too (the caller compares), and the client alone for an unknown token', async () => {
-    const other = await findClientWithAccessToken(storage.db, a.id, tokenOfB.tokenHash);
+    const other = await findClientWithAccessToken(fx.storage.db, a.id, tokenOfB.tokenHash);
     expect(other.client?.id).toBe(a.id);
     expect(other.token?.clientId).toBe(b.id);
-    const unknown = await findClientWithAccessToken(storage.db, a.id, randomHex(32));
+    const unknown = await findClientWithAccessToken(fx.storage.db, a.id, randomHex(32));
     expect(unknown.client?.id).toBe(a.id);
     expect(unknown.token).toBeNull();
   });
 
   it('gives nothing for an unknown client, even with a live token', async () => {
-    expect(await findClientWithAccessToken(storage.db, randomHex(8), tokenOfB.tokenHash)).toEqual({ client: null, token: null });
+    expect(await findClientWithAccessToken(fx.storage.db, randomHex(8), tokenOfB.tokenHash)).toEqual({ client: null, token: null });
   });
 
   it('reads a refresh token with its client as findRefreshToken does, whoever it belongs to', async () => {
-    const both = await findClientWithRefreshToken(storage.db, b.id, refreshOfB.tokenHash);
-    expect(both.client).toEqual(await findClient(storage.db, b.id));
-    expect(both.token).toEqual(await findRefreshToken(storage.db, refreshOfB.tokenHash));
+    const both = await findClientWithRefreshToken(fx.storage.db, b.id, refreshOfB.tokenHash);
+    expect(both.client).toEqual(await findClient(fx.storage.db, b.id));
+    expect(both.token).toEqual(await findRefreshToken(fx.storage.db, refreshOfB.tokenHash));
     expect(both.token).toEqual(refreshOfB);
-    const other = await findClientWithRefreshToken(storage.db, a.id, refreshOfB.tokenHash);
+    const other = await findClientWithRefreshToken(fx.storage.db, a.id, refreshOfB.tokenHash);
     expect([other.client?.id, other.token?.clientId]).toEqual([a.id, b.id]);
-    expect((await findClientWithRefreshToken(storage.db, a.id, randomHex(32))).token).toBeNull();
-    expect(await findClientWithRefreshToken(storage.db, randomHex(8), refreshOfB.tokenHash)).toEqual({ client: null, token: null });
+    expect((await findClientWithRefreshToken(fx.storage.db, a.id, randomHex(32))).token).toBeNull();
+    expect(await findClientWithRefreshToken(fx.storage.db, randomHex(8), refreshOfB.tokenHash)).toEqual({ client: null, token: null });
   });
 });

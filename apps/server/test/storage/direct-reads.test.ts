@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '@tessera/protocol';
 import { migrateToLatest, openStorage, type Storage } from '../../src/storage/db.js';
+import { accessTokenRow } from './fixtures.js';
 import { directReadHandle } from '../../src/storage/direct-reads.js';
 import { findAccessTokenByHash, insertAccessToken } from '../../src/domains/oauth/store.js';
 
@@ -9,9 +10,7 @@ import { findAccessTokenByHash, insertAccessToken } from '../../src/domains/oaut
 // never see a row the transaction has written but not committed (a token that a rollback then
 // removes, or one a revocation is about to delete), and must see the row once it is committed.
 
-const token = () => ({
-  tokenHash: randomHex(32), clientId: 'abcdef0123456789', uid: randomHex(16), scope: ['profile'], createdAt: 1_000, expiresAt: 2_000, profileChangedAt: 1_000,
-});
+const token = accessTokenRow;
 
 describe('direct SQLite reads', () => {
   let storage: Storage;

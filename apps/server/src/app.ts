@@ -194,7 +194,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     db, clock, signingKey, issuer: config.server.publicUrl.replace(/\/+$/, ''), records, config: config.oauth,
     // Development: a secret generated once into the data folder; production refuses to start without OAUTH_PPID_SECRET.
     ppidSecret: config.oauth.ppidSecret || developmentSecret(join(config.server.dataDir, 'oauth-ppid-secret')),
-    securityEvents: securityEvents.service,
+    securityEvents: securityEvents.service, writeEpoch: storage.writeEpoch,
   });
   // OAUTH_CLIENTS_FILE registers (or updates) its clients at every start; a bad entry stops the start.
   if (config.oauth.clientsFile) await oauth.service.seedClients(db, readClientsFile(config.oauth.clientsFile, clock.now()));

@@ -1,7 +1,7 @@
 import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
-import type { Executor } from '../../storage/executor.js';
 import type { PublicJwk, SigningKey } from '../keys/index.js';
-import { findAccessToken, findAccessTokenByHash, HEX64, jwtAccessTokenHash, type AccessToken } from './store.js';
+import type { OAuthReads } from './cached-reads.js';
+import { hashToken, HEX64, jwtAccessTokenHash, type AccessToken } from './store.js';
 
 // JWT access tokens (RFC 9068), for clients registered with jwtAccessTokens: an RS256 JWT signed
 // with the key of /jwks, header `typ: at+jwt`, so resource servers can check it without asking
@@ -31,7 +31,7 @@ export class AccessTokenJwts {
   /** Every key of /jwks (the rotation slots), as jose verifies with them. */
   readonly keys;
 
-  constructor(private readonly deps: { signingKey: SigningKey; issuer: string; jwks: PublicJwk[] }) {
+  constructor(private readonly deps: { signingKey: SigningKey; issuer: string; jwks: PublicJwk[]; reads: OAuthReads }) {
     this.keys = createLocalJWKSet({ keys: deps.jwks });
   }
 
@@ -66,13 +66,13 @@ export class AccessTokenJwts {
    * The stored access token an opaque token or a JWT access token stands for, live at `now` (ms), or
    * null. A JWT's row must still exist (revocation) and belong to the client the JWT names.
    */
-  async find(db: Executor, token: string, now: number): Promise<AccessToken | null> {
+  async find(token: string, now: number): Promise<AccessToken | null> {
     let t: AccessToken | null;
     if (HEX64.test(token)) {
-      t = await findAccessToken(db, token.toLowerCase());
+      t = await this.deps.reads.accessToken(hashToken(token), now);
     } else {
       const jwt = await this.verify(token, now);
-      t = jwt && await findAccessTokenByHash(db, jwtAccessTokenHash(jwt.jti));
+      t = jwt && await this.deps.reads.accessToken(jwtAccessTokenHash(jwt.jti), now);
       if (t && t.clientId !== jwt?.clientId) t = null;
       if (t && jwt) t = { ...t, jti: jwt.jti };
     }

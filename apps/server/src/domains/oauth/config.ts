@@ -1,4 +1,4 @@
-import { defineConfig, str, type ConfigValues } from '../../config-schema.js';
+import { defineConfig, int, str, type ConfigValues } from '../../config-schema.js';
 
 /** Comma-separated list, blanks dropped. */
 const list = (raw: string): string[] => raw.split(',').map((s) => s.trim()).filter(Boolean);
@@ -19,6 +19,10 @@ export const oauthConfig = defineConfig({
     env: 'OAUTH_KEY_BEARING_SCOPES', default: ['https://identity.mozilla.com/apps/oldsync', 'https://identity.thunderbird.net/apps/sync', 'https://identity.mozilla.com/apps/notes'],
     defaultText: 'https://identity.mozilla.com/apps/oldsync,https://identity.thunderbird.net/apps/sync,https://identity.mozilla.com/apps/notes', parse: list,
     description: 'Comma-separated scopes that carry a scoped key: /account/scoped-key-data answers key metadata for them (to clients allowed them).',
+  },
+  tokenCacheMs: {
+    env: 'OAUTH_TOKEN_CACHE_MS', default: 1000, parse: int(0, 60_000),
+    description: 'How long introspection reuses an OAuth client and access token it read, in process (writes made here invalidate them at once; another instance may still answer `active` for a token revoked elsewhere, or accept a client secret rotated elsewhere, for at most this long). Expiry is checked on every request. 0 disables.',
   },
   nextSigningKeyFile: {
     env: 'OAUTH_NEXT_SIGNING_KEY_FILE', default: '', defaultText: '(none)', parse: str,

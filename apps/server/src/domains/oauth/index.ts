@@ -3,10 +3,12 @@ import type { TokenStrategy } from '../../http/auth.js';
 import type { Clock } from '../../clock.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
+import type { WriteEpoch } from '../../storage/write-epoch.js';
 import { loadPublicJwk, type SigningKey } from '../keys/index.js';
 import type { AccountRecords } from '../accounts/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import { AccessTokenJwts } from './access-jwt.js';
+import { OAuthReads } from './cached-reads.js';
 import type { OAuthConfig } from './config.js';
 import { installCors } from './cors.js';
 import { discoveryRoutes } from './discovery.js';
@@ -51,22 +53,25 @@ export interface OAuthDomainDeps {
   ppidSecret: string;
   /** Records a detected refresh-token reuse for the account. */
   securityEvents: SecurityEvents;
+  /** Moves on every write this process makes: voids the cached client and token reads. */
+  writeEpoch: WriteEpoch;
 }
 
-export function createOAuthDomain({ db, clock, signingKey, issuer, records, config, ppidSecret, securityEvents }: OAuthDomainDeps): Domain<OAuthService> {
+export function createOAuthDomain({ db, clock, signingKey, issuer, records, config, ppidSecret, securityEvents, writeEpoch }: OAuthDomainDeps): Domain<OAuthService> {
   // /jwks slots: the current key, the next one (pre-published) and the previous one (still verifying).
   const jwks = [signingKey.publicJwk, loadPublicJwk(config.nextSigningKeyFile), loadPublicJwk(config.previousSigningKeyFile)]
     .filter((k): k is NonNullable<typeof k> => k !== null);
-  const accessJwts = new AccessTokenJwts({ signingKey, issuer, jwks });
+  const reads = new OAuthReads(db, writeEpoch, config.tokenCacheMs);
+  const accessJwts = new AccessTokenJwts({ signingKey, issuer, jwks, reads });
   const oauthToken: TokenStrategy<AccessToken> = {
     kind: 'oauth',
     description: 'An OAuth access token: opaque (64 hex) or, for clients registered with jwtAccessTokens, a JWT access token.',
-    find: (token, now) => accessJwts.find(db, token, now),
+    find: (token, now) => accessJwts.find(token, now),
   };
   const service = new OAuthService();
   const grants = new GrantsService({ db, clock, oauth: service, signingKey, issuer, accessJwts, ppidSecret, keyBearingScopes: config.keyBearingScopes, securityEvents });
   const register = routesOf(oauthRoutes, { oauth: service, db });
-  const tokens = new TokensService({ db, clock, records, signingKey, issuer, jwks, accessJwts });
+  const tokens = new TokensService({ db, clock, records, signingKey, issuer, jwks, accessJwts, reads });
   const registerGrants = routesOf(grantRoutes, { grants, jwks });
   const registerTokens = routesOf(tokenRoutes, { grants, tokens });
   const registerAuthorized = routesOf(authorizedClientRoutes, { db, clock, oauth: service });

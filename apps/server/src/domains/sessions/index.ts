@@ -7,7 +7,7 @@ import type { TokenStrategy } from '../../http/auth.js';
 import type { Database } from '../../storage/schema.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import type { WriteEpoch } from '../../storage/write-epoch.js';
-import { SessionCache } from './cache.js';
+import { ReadCache } from '../../storage/read-cache.js';
 import { sessionRoutes } from './routes.js';
 import { SessionsService, type Locate } from './service.js';
 import { deleteOtherSessions, findSessionWithAccount, isSessionVerified, markSessionHawkOnly, sessionAal, type SessionWithAccount } from './store.js';
@@ -47,7 +47,7 @@ export interface SessionsDomainDeps {
 export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsService> {
   const { db, writeEpoch, secrets } = deps;
   const sessions = new SessionsService(deps);
-  const cache = new SessionCache(writeEpoch, deps.cacheMs);
+  const cache = new ReadCache<SessionWithAccount>(writeEpoch, deps.cacheMs);
   const checkLive = (s: SessionWithAccount, now: number) => {
     // A disabled account's sessions stop working at once (issue 9, hole 10).
     if (s.account.disabledAt !== null) return null;
@@ -65,7 +65,7 @@ export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsS
     find(id, now) {
       const cached = cache.get(id, now);
       if (cached) return checkLive(cached, now);
-      const epoch = writeEpoch.value;
+      const epoch = cache.mark();
       return findSessionWithAccount(db, secrets.handle('sessionToken', id)).then((s) => {
         if (!s) return null;
         cache.set(id, s, now, epoch);

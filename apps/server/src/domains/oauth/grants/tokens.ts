@@ -8,7 +8,8 @@ import type { AccountRecords } from '../../accounts/index.js';
 import type { PublicJwk, SigningKey } from '../../keys/index.js';
 import { isJwtShaped, JWT_ACCESS_TOKEN_TYPE, type AccessTokenJwts } from '../access-jwt.js';
 import { deleteAccessTokenByHash, findRefreshToken, revokeRefreshTokenGrant } from './store.js';
-import { findAccessToken, findClient, findClientWithAccessToken, hashToken, HEX64, type AccessToken, type OAuthClient } from '../store.js';
+import type { OAuthReads } from '../cached-reads.js';
+import { findAccessToken, findClient, hashToken, HEX64, type AccessToken, type OAuthClient } from '../store.js';
 
 // What relying parties and resource servers do with issued tokens: introspection (RFC 7662),
 // verification, revocation (RFC 7009), id_token verification, and the person's claims (OpenID
@@ -36,6 +37,8 @@ export interface TokensDeps {
   jwks: PublicJwk[];
   /** Finds opaque and JWT access tokens alike. */
   accessJwts: AccessTokenJwts;
+  /** The client and access-token reads of introspection, cached briefly (cached-reads.ts). */
+  reads: OAuthReads;
 }
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
@@ -52,7 +55,7 @@ export class TokensService {
 
   /** An opaque or JWT access token, live (not expired, not revoked). */
   private liveAccessToken(token: string): Promise<AccessToken | null> {
-    return this.deps.accessJwts.find(this.deps.db, token, this.deps.clock.now());
+    return this.deps.accessJwts.find(token, this.deps.clock.now());
   }
 
   private async liveRefreshToken(token: string) {
@@ -65,16 +68,18 @@ export class TokensService {
    * RFC 7662 for the client `clientId`, which `authenticate` checks (throwing 400/101 or 400/102)
    * before anything about the token is used: its own tokens only (another client's token is as
    * inactive as an unknown one). Times are seconds, as the RFC says. An opaque token looked up as
-   * an access token first is read in the same statement as the client.
+   * an access token first is read in the same statement as the client, or both come from the
+   * cache of recent reads (cached-reads.ts); the secret and the expiry are checked either way.
    */
   async introspect(clientId: string, authenticate: (client: OAuthClient | null) => OAuthClient, token: string, hint?: string): Promise<Introspection> {
     const order = hint === 'refresh_token' ? ['refresh', 'access'] : ['access', 'refresh'];
     let client: OAuthClient;
     let access: AccessToken | null | undefined;
     if (order[0] === 'access' && HEX64.test(token)) {
-      const read = await findClientWithAccessToken(this.deps.db, clientId, hashToken(token));
+      const now = this.deps.clock.now();
+      const read = await this.deps.reads.clientWithAccessToken(clientId, hashToken(token), now);
       client = authenticate(read.client);
-      access = read.token && read.token.expiresAt > this.deps.clock.now() ? read.token : null;
+      access = read.token && read.token.expiresAt > now ? read.token : null;
     } else {
       client = authenticate(await findClient(this.deps.db, clientId));
     }

@@ -36,7 +36,10 @@ const REDIRECT = 'https://rp.example/callback';
 
 export const OAUTH_WORKLOADS = ['token', 'token-noid', 'introspect'];
 /** Tessera on its default store (an SQLite file) and on its fastest (SQLite in memory), and the opponent. */
-const TESSERAS = { tessera: 'Tessera (SQLite file)', 'tessera-memory': 'Tessera (SQLite :memory:)' };
+const TESSERAS = {
+  tessera: 'Tessera (SQLite file)', 'tessera-memory': 'Tessera (SQLite :memory:)', 'tessera-uncached': 'Tessera (SQLite file, OAUTH_TOKEN_CACHE_MS=0)',
+};
+const STORES = { file: 'tessera', memory: 'tessera-memory', 'file-uncached': 'tessera-uncached' };
 const OPPONENT = 'oidc-provider';
 /** The targets of issue 14: Tessera's req/s over oidc-provider's in the same run. */
 const TARGETS = { token: 2, introspect: 3 };
@@ -55,8 +58,9 @@ const HELP = `Usage: node bench/oauth.mjs [options]
   --warmup <s>          untimed warm-up per workload and server (default 3)
   --workloads <list>    comma-separated subset of ${OAUTH_WORKLOADS.join(', ')} (default: all)
   --stores <list>       Tessera's stores: file (DATABASE_URL an SQLite file, the default store),
-                        memory (sqlite::memory:, its fastest; nothing survives a restart);
-                        default file,memory
+                        memory (sqlite::memory:, its fastest; nothing survives a restart),
+                        file-uncached (the file with OAUTH_TOKEN_CACHE_MS=0: every introspection
+                        reads the database); default file,memory,file-uncached
   --server-cpu <list>   core(s) for both servers (default 0)
   --load-cpu <list>     core(s) for autocannon (default 1)
   --no-pin              do not use taskset
@@ -83,7 +87,7 @@ function parseOptions(argv) {
       connections: { type: 'string', default: '50' },
       warmup: { type: 'string' },
       workloads: { type: 'string', default: OAUTH_WORKLOADS.join(',') },
-      stores: { type: 'string', default: 'file,memory' },
+      stores: { type: 'string', default: 'file,memory,file-uncached' },
       'server-cpu': { type: 'string', default: '0' },
       'load-cpu': { type: 'string', default: '1' },
       'no-pin': { type: 'boolean', default: false },
@@ -109,9 +113,8 @@ function parseOptions(argv) {
     connections: Number(values.connections),
     workloads,
     tesseras: values.stores.split(',').filter(Boolean).map((x) => {
-      if (x === 'file') return 'tessera';
-      if (x === 'memory') return 'tessera-memory';
-      throw new Error(`--stores: ${x} is not file or memory`);
+      if (STORES[x]) return STORES[x];
+      throw new Error(`--stores: ${x} is not one of ${Object.keys(STORES).join(', ')}`);
     }),
     serverCpu: values['server-cpu'],
     loadCpu: values['load-cpu'],
@@ -242,6 +245,27 @@ function summarize(results) {
   return out;
 }
 
+// One RS256 signature with a 2048-bit key, alone, on the servers' core: every refresh with an
+// id_token pays at least this on either server, so oidc-provider's CPU per such refresh divided by
+// it is the most any server could reach against it by CPU (the ceiling of the token target).
+const SIGN_SCRIPT = `
+const c = require('node:crypto');
+const { privateKey } = c.generateKeyPairSync('rsa', { modulusLength: 2048 });
+const data = Buffer.alloc(700, 97);
+for (let i = 0; i < 300; i++) c.sign('sha256', data, privateKey);
+const n = 3000, u0 = process.cpuUsage();
+for (let i = 0; i < n; i++) c.sign('sha256', data, privateKey);
+const u = process.cpuUsage(u0);
+console.log('sign ' + JSON.stringify({ us: (u.user + u.system) / n }));
+`;
+
+async function measureSignature(opts) {
+  const child = start(process.execPath, ['-e', SIGN_SCRIPT], { cpus: opts.serverCpu, pin: opts.pin });
+  await waitForOutput(child, /^sign /m, 60_000, 'the RS256 signature measurement');
+  await stop(child);
+  return JSON.parse(/^sign (.*)$/m.exec(child.out)[1]).us;
+}
+
 function targets(summary, tesseras) {
   return Object.entries(TARGETS).filter(([w]) => summary[w]).flatMap(([w, want]) => tesseras.filter((n) => summary[w][n]).map((n) => ({
     workload: w, server: n, want, ratio: summary[w][n].ratio, cpuRatio: summary[w][n].cpuRatio, met: summary[w][n].ratio >= want,
@@ -267,6 +291,7 @@ function report(results, summary) {
     '| target (issue 14) | Tessera store | req/s ratio (median of the rounds; each round) | by server CPU per request | met? |',
     '|---|---|--:|--:|---|',
     ...targets(summary, tesseras).map((t) => `| ${t.workload === 'token' ? 'token issuance (refresh grant)' : 'introspection'} ≥ ${t.want}× | ${TESSERAS[t.server]} | ${fmt(t.ratio, 2)}× (${rounds(summary[t.workload][t.server])}) | ${fmt(t.cpuRatio, 2)}× | ${t.met ? '**yes**' : '**no**'} |`),
+    ...(summary.token?.[OPPONENT] && results.rsaSignUs ? [`| token issuance: the ceiling by CPU | any server | – | ${fmt(summary.token[OPPONENT].cpuUs / results.rsaSignUs, 2)}× | what a refresh that did nothing but sign its RS256 id_token would reach: one signature alone costs ${fmt(results.rsaSignUs, 1)} µs CPU on the servers' core, oidc-provider's whole refresh ${fmt(summary.token[OPPONENT].cpuUs, 1)} µs |`] : []),
     ...(summary['token-noid'] ? tesseras.filter((n) => summary['token-noid'][n]).map((n) => `| (no target) refresh grant without id_token | ${TESSERAS[n]} | ${fmt(summary['token-noid'][n].ratio, 2)}× (${rounds(summary['token-noid'][n])}) | ${fmt(summary['token-noid'][n].cpuRatio, 2)}× | – |`) : []),
     '',
     `Measured ${m.date} at ${m.commit ?? '?'}: ${m.cpu}, ${m.cores} cores, Node ${m.node}; oidc-provider ${results.oidcProviderVersion}.`
@@ -308,6 +333,10 @@ export async function runOAuthBench(argv = []) {
       id: clientId, name: 'OAuth bench RP', redirectUris: [REDIRECT], public: false, trusted: false, canGrant: false,
       hashedSecret: createHash('sha256').update(Buffer.from(secret, 'hex')).digest('hex'), allowedScopes: ['profile'], rotateRefreshTokens: false,
     }]));
+    if (opts.workloads.includes('token')) {
+      results.rsaSignUs = await measureSignature(opts);
+      log(`one RS256 signature (2048-bit key, node:crypto) alone: ${fmt(results.rsaSignUs, 1)} µs CPU`);
+    }
     const profDir = join(tmp, 'profile');
     const servers = {};
     for (const name of opts.tesseras) {
@@ -318,6 +347,7 @@ export async function runOAuthBench(argv = []) {
         env: {
           OAUTH_CLIENTS_FILE: clientsFile,
           ...(name === 'tessera-memory' ? { DATABASE_URL: 'sqlite::memory:' } : {}),
+          ...(name === 'tessera-uncached' ? { OAUTH_TOKEN_CACHE_MS: '0' } : {}),
           // Rate limiting stays on (its cost is measured): every autocannon connection comes from
           // 127.0.0.1, so the per-address OAuth limits are raised to never refuse the flood.
           ...(opts.rateLimitOff ? { RATE_LIMIT_ENABLED: 'false' } : {

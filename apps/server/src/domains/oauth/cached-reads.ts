@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { ReadCache } from '../../storage/read-cache.js';
 import type { Database } from '../../storage/schema.js';
 import type { WriteEpoch } from '../../storage/write-epoch.js';
-import { findAccessTokenByHash, findClientWithAccessToken, isClientId, type AccessToken, type OAuthClient } from './store.js';
+import { findAccessTokenByHash, findClientWithAccessToken, type AccessToken, type OAuthClient } from './store.js';
 
 /**
  * The reads behind every introspection and every bearer-token request (userinfo, profile, /verify):
@@ -23,7 +23,7 @@ export class OAuthReads {
 
   /** The client `clientId` and the access token stored under `tokenHash` (whoever it belongs to), each null when unknown. */
   async clientWithAccessToken(clientId: string, tokenHash: string, now: number): Promise<{ client: OAuthClient | null; token: AccessToken | null }> {
-    if (!isClientId(clientId)) return { client: null, token: null };
+    // A malformed id finds nothing in the cache, and findClientWithAccessToken reads nothing for it.
     const id = clientId.toLowerCase();
     const client = this.clients.get(id, now);
     const token = client && this.accessTokens.get(tokenHash, now);

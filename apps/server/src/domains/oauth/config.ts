@@ -22,7 +22,7 @@ export const oauthConfig = defineConfig({
   },
   tokenCacheMs: {
     env: 'OAUTH_TOKEN_CACHE_MS', default: 1000, parse: int(0, 60_000),
-    description: 'How long introspection reuses an OAuth client and access token it read, in process (writes made here invalidate them at once; another instance may still answer `active` for a token revoked elsewhere, or accept a client secret rotated elsewhere, for at most this long). Expiry is checked on every request. 0 disables.',
+    description: 'How long introspection, userinfo, /v1/profile and /v1/verify reuse an OAuth client and access token they read, in process (writes made here invalidate them at once; another instance may still accept a token revoked elsewhere, or a client secret retired elsewhere, for at most this long). Secrets and expiry are checked on every request. 0 disables.',
   },
   nextSigningKeyFile: {
     env: 'OAUTH_NEXT_SIGNING_KEY_FILE', default: '', defaultText: '(none)', parse: str,

@@ -71,7 +71,7 @@ export function createOAuthDomain({ db, clock, signingKey, issuer, records, conf
   const service = new OAuthService();
   const grants = new GrantsService({ db, clock, oauth: service, signingKey, issuer, accessJwts, ppidSecret, keyBearingScopes: config.keyBearingScopes, securityEvents });
   const register = routesOf(oauthRoutes, { oauth: service, db });
-  const tokens = new TokensService({ db, clock, records, signingKey, issuer, jwks, accessJwts, reads });
+  const tokens = new TokensService({ db, clock, records, issuer, accessJwts, reads });
   const registerGrants = routesOf(grantRoutes, { grants, jwks });
   const registerTokens = routesOf(tokenRoutes, { grants, tokens });
   const registerAuthorized = routesOf(authorizedClientRoutes, { db, clock, oauth: service });

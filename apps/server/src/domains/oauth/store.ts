@@ -145,10 +145,6 @@ export async function insertAccessToken(db: Executor, t: Omit<AccessToken, 'subj
 const groupedAccessTokenInsert = groupedInsert<'oauth_access_tokens', Insertable<OauthAccessTokensTable>>('oauth_access_tokens',
   ['token_hash', 'client_id', 'uid', 'scope', 'created_at', 'expires_at', 'profile_changed_at', 'subject', 'grant_id']);
 
-export async function findAccessToken(db: Executor, token: string): Promise<AccessToken | null> {
-  return findAccessTokenByHash(db, hashToken(token));
-}
-
 /** A stored access token by its hash (a JWT access token's row is keyed by `jwtAccessTokenHash` of its jti). */
 export async function findAccessTokenByHash(db: Executor, tokenHash: string): Promise<AccessToken | null> {
   const [r] = await accessTokenByHash(db as Kysely<Database>, tokenHash);

@@ -5,11 +5,10 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../../clock.js';
 import type { Database } from '../../../storage/schema.js';
 import type { AccountRecords } from '../../accounts/index.js';
-import type { PublicJwk, SigningKey } from '../../keys/index.js';
 import { isJwtShaped, JWT_ACCESS_TOKEN_TYPE, type AccessTokenJwts } from '../access-jwt.js';
 import { deleteAccessTokenByHash, findRefreshToken, revokeRefreshTokenGrant } from './store.js';
 import type { OAuthReads } from '../cached-reads.js';
-import { findAccessToken, findClient, hashToken, HEX64, type AccessToken, type OAuthClient } from '../store.js';
+import { findAccessTokenByHash, findClient, hashToken, HEX64, type AccessToken, type OAuthClient } from '../store.js';
 
 // What relying parties and resource servers do with issued tokens: introspection (RFC 7662),
 // verification, revocation (RFC 7009), id_token verification, and the person's claims (OpenID
@@ -31,11 +30,8 @@ export interface TokensDeps {
   db: Kysely<Database>;
   clock: Clock;
   records: AccountRecords;
-  signingKey: SigningKey;
   issuer: string;
-  /** Every key whose signatures verify (the /jwks slots). */
-  jwks: PublicJwk[];
-  /** Finds opaque and JWT access tokens alike. */
+  /** Finds opaque and JWT access tokens alike; its `keys` (the /jwks slots) verify id_tokens too. */
   accessJwts: AccessTokenJwts;
   /** The client and access-token reads of introspection, cached briefly (cached-reads.ts). */
   reads: OAuthReads;
@@ -131,7 +127,7 @@ export class TokensService {
     if (!HEX64.test(token)) return;
     const hash = hashToken(token.toLowerCase());
     const tryAccess = async () => {
-      const t = await findAccessToken(this.deps.db, token.toLowerCase());
+      const t = await findAccessTokenByHash(this.deps.db, hash);
       if (t && t.clientId === client.id) await deleteAccessTokenByHash(this.deps.db, hash);
       return Boolean(t);
     };

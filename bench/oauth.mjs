@@ -20,11 +20,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
-  fmt, freePort, hasTaskset, log, machine, measureSpec, outboxCode, runIfMain, start, startTessera, stop, stopAll, table, waitForOutput,
+  fmt, freePort, hasTaskset, log, machine, measureSpec, outboxCode, RUN_OPTIONS, runIfMain, runSettings, start, startTessera, stop, stopAll, table, waitForOutput,
 } from './server.mjs';
 import { formatSummary, summarize as summarizeProfile } from './cpuprofile-summary.mjs';
 
@@ -81,24 +81,11 @@ function parseOptions(argv) {
   const { values } = parseArgs({
     args: argv,
     options: {
-      quick: { type: 'boolean', default: false },
-      duration: { type: 'string' },
-      runs: { type: 'string' },
-      connections: { type: 'string', default: '50' },
-      warmup: { type: 'string' },
+      ...RUN_OPTIONS,
       workloads: { type: 'string', default: OAUTH_WORKLOADS.join(',') },
       stores: { type: 'string', default: 'file,memory,file-uncached' },
-      'server-cpu': { type: 'string', default: '0' },
-      'load-cpu': { type: 'string', default: '1' },
-      'no-pin': { type: 'boolean', default: false },
-      'quiet-wait': { type: 'string' },
       'rate-limit-off': { type: 'boolean', default: false },
-      json: { type: 'string' },
       'no-readme': { type: 'boolean', default: false },
-      check: { type: 'boolean', default: false },
-      keep: { type: 'boolean', default: false },
-      profile: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -106,27 +93,15 @@ function parseOptions(argv) {
   const workloads = values.workloads.split(',').map((w) => w.trim()).filter(Boolean);
   for (const w of workloads) if (!OAUTH_WORKLOADS.includes(w)) throw new Error(`unknown workload ${w} (known: ${OAUTH_WORKLOADS.join(', ')})`);
   const opts = {
-    help: values.help,
-    duration: Number(values.duration ?? (values.quick ? 3 : 10)),
-    runs: Number(values.runs ?? (values.quick ? 1 : 3)),
-    warmup: Number(values.warmup ?? (values.quick ? 1 : 3)),
-    connections: Number(values.connections),
+    ...runSettings(values, 5),
     workloads,
     tesseras: values.stores.split(',').filter(Boolean).map((x) => {
       if (STORES[x]) return STORES[x];
       throw new Error(`--stores: ${x} is not one of ${Object.keys(STORES).join(', ')}`);
     }),
-    serverCpu: values['server-cpu'],
-    loadCpu: values['load-cpu'],
-    pin: !values['no-pin'],
-    quietWait: Number(values['quiet-wait'] ?? (values.quick ? 0 : 5)),
     quietCores: 0.5,
     rateLimitOff: values['rate-limit-off'],
-    json: values.json ? resolve(values.json) : null,
     readme: !values['no-readme'] && !values.profile,
-    profile: values.profile,
-    check: values.check,
-    keep: values.keep,
   };
   for (const k of ['duration', 'runs', 'connections']) if (!(opts[k] > 0)) throw new Error(`--${k} must be a positive number`);
   return opts;

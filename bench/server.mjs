@@ -76,31 +76,55 @@ const HELP = `Usage: node bench/server.mjs [options]
                           (e.g. RATE_LIMIT_ENABLED=false: what rate limiting costs)
 `;
 
+/** The options every load bench takes (this one and oauth.mjs), as parseArgs reads them. */
+export const RUN_OPTIONS = {
+  quick: { type: 'boolean', default: false },
+  duration: { type: 'string' },
+  runs: { type: 'string' },
+  connections: { type: 'string', default: '50' },
+  warmup: { type: 'string' },
+  'server-cpu': { type: 'string', default: '0' },
+  'load-cpu': { type: 'string', default: '1' },
+  'no-pin': { type: 'boolean', default: false },
+  'quiet-wait': { type: 'string' },
+  json: { type: 'string' },
+  keep: { type: 'boolean', default: false },
+  check: { type: 'boolean', default: false },
+  profile: { type: 'boolean', default: false },
+  help: { type: 'boolean', default: false },
+};
+
+/** What RUN_OPTIONS' values mean (--quick: 3 s, one run, 1 s warm-up, no wait for quiet). */
+export function runSettings(values, quietWaitSeconds) {
+  return {
+    help: values.help,
+    duration: Number(values.duration ?? (values.quick ? 3 : 10)),
+    runs: Number(values.runs ?? (values.quick ? 1 : 3)),
+    warmup: Number(values.warmup ?? (values.quick ? 1 : 3)),
+    connections: Number(values.connections),
+    serverCpu: values['server-cpu'],
+    loadCpu: values['load-cpu'],
+    pin: !values['no-pin'],
+    quietWait: Number(values['quiet-wait'] ?? (values.quick ? 0 : quietWaitSeconds)),
+    json: values.json ? resolve(values.json) : null,
+    keep: values.keep,
+    check: values.check,
+    profile: values.profile,
+  };
+}
+
 export function parseOptions(argv) {
   const { values } = parseArgs({
     args: argv,
     options: {
-      quick: { type: 'boolean', default: false },
-      duration: { type: 'string' },
-      runs: { type: 'string' },
+      ...RUN_OPTIONS,
       pick: { type: 'string', default: 'median' },
-      connections: { type: 'string', default: '50' },
       'login-connections': { type: 'string' },
-      warmup: { type: 'string' },
       workloads: { type: 'string', default: WORKLOADS.join(',') },
-      profile: { type: 'boolean', default: false },
       'profile-workloads': { type: 'string', default: 'hawk,bearer,login' },
-      'server-cpu': { type: 'string', default: '0' },
-      'load-cpu': { type: 'string', default: '1' },
-      'no-pin': { type: 'boolean', default: false },
-      'quiet-wait': { type: 'string' },
       'quiet-cores': { type: 'string', default: '0.5' },
-      json: { type: 'string' },
       'baseline-env': { type: 'string' },
-      keep: { type: 'boolean', default: false },
-      check: { type: 'boolean', default: false },
       baseline: { type: 'string' },
-      help: { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -110,26 +134,14 @@ export function parseOptions(argv) {
   if (!['median', 'quietest'].includes(values.pick)) throw new Error('--pick is median or quietest');
   const profileWorkloads = values['profile-workloads'].split(',').filter(Boolean);
   for (const w of profileWorkloads) if (!['hawk', 'bearer', 'login'].includes(w)) throw new Error(`cannot profile ${w} (hawk, bearer or login)`);
-  const connections = Number(values.connections);
+  const run = runSettings(values, 15);
   return {
-    help: values.help,
-    duration: Number(values.duration ?? (values.quick ? 3 : 10)),
-    runs: Number(values.runs ?? (values.quick ? 1 : 3)),
+    ...run,
     pick: values.pick,
-    warmup: Number(values.warmup ?? (values.quick ? 1 : 3)),
-    connections,
-    loginConnections: Number(values['login-connections'] ?? connections),
+    loginConnections: Number(values['login-connections'] ?? run.connections),
     workloads,
-    profile: values.profile,
     profileWorkloads,
-    serverCpu: values['server-cpu'],
-    loadCpu: values['load-cpu'],
-    pin: !values['no-pin'],
-    quietWait: Number(values['quiet-wait'] ?? (values.quick ? 0 : 15)),
     quietCores: Number(values['quiet-cores']),
-    json: values.json ? resolve(values.json) : null,
-    keep: values.keep,
-    check: values.check,
     baseline: values.baseline ? resolve(values.baseline) : null,
     baselineEnv: Object.fromEntries((values['baseline-env'] ?? '').split(',').filter(Boolean).map((kv) => {
       const i = kv.indexOf('=');

@@ -2,12 +2,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import twilio from 'twilio';
+import type Twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient.js';
 
-// The SDK's Response class, from its CommonJS module (`exports.default`): loaded with require so
-// the class is found the same way whatever ESM interop the runtime (Node, vitest) applies.
-const Response = (createRequire(import.meta.url)('twilio/lib/http/response.js') as { default: new (statusCode: number, body: string, headers: Record<string, string>) => unknown }).default;
+// The Twilio SDK holds about 20 MiB once loaded: it is required only when a Twilio sender is made
+// (TWILIO_ACCOUNT_SID set), so a server on the outbox, or with no SMS at all, never loads it. Its
+// CommonJS modules are loaded with require, so they are found the same way whatever ESM interop
+// the runtime (Node, vitest) applies; the Response class is the module's `exports.default`.
+const load = createRequire(import.meta.url);
+type TwilioResponse = new (statusCode: number, body: string, headers: Record<string, string>) => unknown;
 
 // SMS delivery: the embedded outbox (files under $DATA_DIR/sms-outbox, like the mail outbox) or
 // Twilio through its official SDK. The recovery phone domain sees only SmsSender.
@@ -68,6 +71,7 @@ export interface TwilioOptions {
 
 /** An HTTP client for the Twilio SDK that sends its requests to `origin` with fetch. */
 function redirectingClient(origin: string): RequestClient {
+  const Response = (load('twilio/lib/http/response.js') as { default: TwilioResponse }).default;
   const client = {
     async request(opts: { method: string; uri: string; username?: string; password?: string; headers?: Record<string, string>; params?: Record<string, unknown>; data?: Record<string, unknown> }) {
       const target = new URL(opts.uri);
@@ -100,9 +104,10 @@ function redirectingClient(origin: string): RequestClient {
 /** Twilio's Messages API through the official SDK. */
 export class TwilioSmsSender implements SmsSender {
   readonly name = 'twilio' as const;
-  private readonly client: ReturnType<typeof twilio>;
+  private readonly client: ReturnType<typeof Twilio>;
 
   constructor(private readonly opts: TwilioOptions) {
+    const twilio = load('twilio') as typeof Twilio;
     this.client = twilio(opts.accountSid, opts.authToken, opts.apiUrl ? { httpClient: redirectingClient(opts.apiUrl) } : {});
   }
 

@@ -52,8 +52,21 @@ export interface TokenStrategy<C> {
    * or found (default INVALID_TOKEN, 401/110). Added to the route's declared errors.
    */
   refusal?: AuthErrorName;
+  /**
+   * Session strategies: the least confirmed session they accept (see SessionState). A strategy
+   * that accepts `unconfirmed` sessions obliges every route naming it to say why (`auth.unconfirmed`).
+   */
+  session?: SessionState;
   description: string;
 }
+
+/**
+ * The minimum state of the session behind a request (issue 22): `unconfirmed` (the password was
+ * proven, nothing else), `confirmed` (confirmed by email or a second factor), `aal` (confirmed at
+ * the account's required assurance level: by a second factor once two-step authentication is on).
+ */
+export type SessionState = 'unconfirmed' | 'confirmed' | 'aal';
+export const SESSION_STATES: readonly SessionState[] = ['unconfirmed', 'confirmed', 'aal'];
 
 /**
  * The strategies routes can name, each with the credentials it yields. The domain that contributes
@@ -76,6 +89,13 @@ export interface RouteAuth {
    * §2.3.1), which the route checks itself; the request goes on unauthenticated.
    */
   clientBasic?: boolean;
+  /**
+   * Why this route accepts a session that is not yet confirmed. Required whenever one of the
+   * route's strategies accepts unconfirmed sessions: a route reaches an unconfirmed sign-in (which
+   * proved the password only) by a deliberate, stated choice, never by default. The portal's
+   * route table shows it.
+   */
+  unconfirmed?: string;
 }
 
 export type RouteAuthConfig = 'none' | StrategyName | StrategyName[] | RouteAuth;
@@ -238,14 +258,14 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     }
     const auth = normaliseAuth(route.config?.auth);
     if (!auth) {
-      if (route.config?.auth === 'none') route.schema = { ...route.schema, security: [] } as typeof route.schema;
+      if (route.config?.auth === 'none') route.schema = { ...route.schema, security: [], 'x-auth': { strategies: [] } } as typeof route.schema;
       return;
     }
     for (const name of auth.strategies) {
       if (!deps.strategies[name as StrategyName]) throw new Error(`route ${route.method} ${route.url} uses unknown auth strategy ${name}`);
     }
     checkScope(`route ${route.method} ${route.url}`, auth, deps.strategies);
-    route.schema = { ...route.schema, security: securityRequirements(auth, deps.strategies) } as typeof route.schema;
+    route.schema = { ...route.schema, security: securityRequirements(auth, deps.strategies), 'x-auth': authExtension(`route ${route.method} ${route.url}`, auth, deps.strategies) } as typeof route.schema;
     // What the strategies refuse with is part of the route's declared errors (OpenAPI, SDK).
     const refusals = auth.strategies.map((name) => (deps.strategies[name] as AnyStrategy).refusal).filter((r): r is AuthErrorName => r !== undefined);
     const response = route.schema?.response as Record<number, TSchema> | undefined;
@@ -268,6 +288,30 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     if (result instanceof Promise) result.then(() => done(), (err: Error) => done(err));
     else done();
   });
+}
+
+/**
+ * The operation's `x-auth` (OpenAPI extension): the strategies it takes, whether they are optional,
+ * and the least confirmed session it accepts, with the reason when that is an unconfirmed one. The
+ * portal's route table and the session-state walking test read it from openapi.json.
+ */
+const REQUIRE_UNCONFIRMED_REASON = false;
+function authExtension(where: string, auth: RouteAuth, strategies: StrategyMap) {
+  const states = auth.strategies.map((name) => (strategies[name] as AnyStrategy).session).filter((s): s is SessionState => s !== undefined);
+  const session = states.length ? SESSION_STATES.find((s) => states.includes(s)) : undefined;
+  if (REQUIRE_UNCONFIRMED_REASON && session === 'unconfirmed' && !auth.unconfirmed?.trim()) {
+    throw new Error(`${where} accepts an unconfirmed session (strategy ${auth.strategies.join(', ')}): state why in config.auth.unconfirmed, or require sessionTokenVerified`);
+  }
+  if (session !== 'unconfirmed' && auth.unconfirmed !== undefined) {
+    throw new Error(`${where} declares auth.unconfirmed, but none of its strategies accepts an unconfirmed session`);
+  }
+  return {
+    strategies: auth.strategies,
+    ...(auth.scope !== undefined ? { scope: auth.scope } : {}),
+    ...(auth.optional ? { optional: true } : {}),
+    ...(session ? { session } : {}),
+    ...(session === 'unconfirmed' && auth.unconfirmed ? { unconfirmed: auth.unconfirmed.trim() } : {}),
+  };
 }
 
 /**

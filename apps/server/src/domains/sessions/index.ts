@@ -61,6 +61,7 @@ export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsS
   const unsealed = new WeakMap<SessionWithAccount, string>();
   const sessionToken: TokenStrategy<SessionWithAccount> = {
     kind: 'sessionToken',
+    session: 'unconfirmed',
     description: 'A session token.',
     find(id, now) {
       const cached = cache.get(id, now);
@@ -92,6 +93,7 @@ export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsS
       sessionToken,
       sessionTokenVerified: {
         ...sessionToken,
+        session: 'aal',
         description: 'A confirmed session token (an unconfirmed one gets 400/138; on an account with two-step authentication, one not confirmed by a second factor gets 400/222).',
         check: (s) => (!isSessionVerified(s) ? appError('SESSION_UNVERIFIED')
           : s.account.twoStep && sessionAal(s) < 2 ? appError('INSUFFICIENT_AAL') : null),

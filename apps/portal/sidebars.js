@@ -76,6 +76,7 @@ export default {
       'operations',
       'rate-limiting',
       'recovery-phone',
+      'route-credentials',
       'secondary-emails',
       'two-step-authentication',
       'security-events',

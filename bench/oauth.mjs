@@ -6,6 +6,7 @@
 //   npx tsc -b                    # once; this script builds nothing
 //   node bench/oauth.mjs          # 10 s per run, median of 3, 50 connections
 //   node bench/oauth.mjs --quick  # 3 s per run, one run
+//   node bench/oauth.mjs --stores file --baseline /tmp/before   # before/after: another built checkout
 //   npm run bench -- --only oauth --runs 5
 //
 // Both servers run pinned to core 0 (each idle while the other is measured), autocannon
@@ -16,15 +17,19 @@
 //                signature; what the grant itself costs
 //   introspect   POST /introspect of a live access token, client_secret_basic, token_type_hint
 //                access_token
-// Options: see --help. The figures go to bench/README.md between the oauth markers.
+// --baseline <dir> adds a Tessera started from another built checkout (<dir>/apps/server/dist/main.js)
+// with the settings of the file store, measured in the same rounds as the others: rows "@ baseline"
+// and this checkout's ratio to it.
+// Options: see --help. The figures go to bench/README.md between the oauth markers (not with
+// --no-readme, --profile or --baseline).
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
-  fmt, freePort, hasTaskset, log, machine, measureSpec, outboxCode, RUN_OPTIONS, runIfMain, runSettings, start, startTessera, stop, stopAll, table, waitForOutput,
+  fmt, freePort, gitDescribe, hasTaskset, log, machine, measureSpec, outboxCode, RUN_OPTIONS, runIfMain, runSettings, start, startTessera, stop, stopAll, table, waitForOutput,
 } from './server.mjs';
 import { formatSummary, summarize as summarizeProfile } from './cpuprofile-summary.mjs';
 
@@ -41,6 +46,9 @@ const TESSERAS = {
 };
 const STORES = { file: 'tessera', memory: 'tessera-memory', 'file-uncached': 'tessera-uncached' };
 const OPPONENT = 'oidc-provider';
+/** --baseline's Tessera: another checkout's server, with the settings of `tessera` (the file store). */
+const BASELINE = 'tessera-baseline';
+TESSERAS[BASELINE] = `${TESSERAS.tessera} @ baseline`;
 /** The targets of issue 14: Tessera's req/s over oidc-provider's in the same run. */
 const TARGETS = { token: 2, introspect: 3 };
 const LABELS = {
@@ -75,6 +83,11 @@ const HELP = `Usage: node bench/oauth.mjs [options]
   --keep                keep the temporary folder
   --profile             start Tessera with --cpu-prof and print each workload's top self-time
                         functions (slows Tessera down: the figures are then not written to README)
+  --baseline <dir>      also run the workloads against a Tessera started from another built
+                        checkout (<dir>/apps/server/dist/main.js), on the file store with the same
+                        settings, in the same rounds: a before/after comparison in one run (rows
+                        "@ baseline", and this checkout's ratio to it). Needs file in --stores; the
+                        figures are then not written to README
 `;
 
 function parseOptions(argv) {
@@ -86,6 +99,7 @@ function parseOptions(argv) {
       stores: { type: 'string', default: 'file,memory,file-uncached' },
       'rate-limit-off': { type: 'boolean', default: false },
       'no-readme': { type: 'boolean', default: false },
+      baseline: { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -101,8 +115,11 @@ function parseOptions(argv) {
     }),
     quietCores: 0.5,
     rateLimitOff: values['rate-limit-off'],
-    readme: !values['no-readme'] && !values.profile,
+    baseline: values.baseline ? resolve(values.baseline) : null,
+    // A before/after run is a comparison, not the figures of record (nor is a profiled one).
+    readme: !values['no-readme'] && !values.profile && !values.baseline,
   };
+  if (opts.baseline && !opts.tesseras.includes('tessera')) throw new Error('--baseline compares with the file store: include file in --stores');
   for (const k of ['duration', 'runs', 'connections']) if (!(opts[k] > 0)) throw new Error(`--${k} must be a positive number`);
   return opts;
 }
@@ -209,12 +226,20 @@ function summarize(results) {
     const o = results.runs[w]?.[OPPONENT] ?? [];
     if (!o.length) continue;
     out[w] = { [OPPONENT]: stats(o) };
-    for (const name of results.opts.tesseras) {
+    for (const name of [...results.opts.tesseras, ...(results.opts.baseline ? [BASELINE] : [])]) {
       const t = results.runs[w]?.[name] ?? [];
       if (!t.length) continue;
       const ratios = t.map((r, i) => (o[i] ? r.rps / o[i].rps : NaN));
       const cpuRatios = t.map((r, i) => (o[i] ? o[i].serverCpuUsPerReq / r.serverCpuUsPerReq : NaN));
       out[w][name] = { ...stats(t), ratio: median(ratios), ratios, cpuRatio: median(cpuRatios) };
+    }
+    // This checkout (file store) over the baseline, round by round, as against oidc-provider.
+    const t = results.runs[w]?.tessera ?? [];
+    const b = results.runs[w]?.[BASELINE] ?? [];
+    if (out[w].tessera && b.length) {
+      const ratios = t.map((r, i) => (b[i] ? r.rps / b[i].rps : NaN));
+      const cpuRatios = t.map((r, i) => (b[i] ? b[i].serverCpuUsPerReq / r.serverCpuUsPerReq : NaN));
+      out[w].tessera.vsBaseline = { ratio: median(ratios), ratios, cpuRatio: median(cpuRatios) };
     }
   }
   return out;
@@ -250,8 +275,9 @@ function targets(summary, tesseras) {
 function report(results, summary) {
   const rows = [];
   const { tesseras } = results.opts;
+  const servers = [...tesseras, ...(results.opts.baseline ? [BASELINE] : []), OPPONENT];
   for (const [w, s] of Object.entries(summary)) {
-    for (const name of [...tesseras, OPPONENT]) {
+    for (const name of servers) {
       const r = s[name];
       if (!r) continue;
       rows.push([`${LABELS[w]}: ${TESSERAS[name] ?? `oidc-provider ${results.oidcProviderVersion}`}`, fmt(r.rps), fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.non2xx), fmt(r.cpuUs, 1),
@@ -268,12 +294,19 @@ function report(results, summary) {
     ...targets(summary, tesseras).map((t) => `| ${t.workload === 'token' ? 'token issuance (refresh grant)' : 'introspection'} ≥ ${t.want}× | ${TESSERAS[t.server]} | ${fmt(t.ratio, 2)}× (${rounds(summary[t.workload][t.server])}) | ${fmt(t.cpuRatio, 2)}× | ${t.met ? '**yes**' : '**no**'} |`),
     ...(summary.token?.[OPPONENT] && results.rsaSignUs ? [`| token issuance: the ceiling by CPU | any server | – | ${fmt(summary.token[OPPONENT].cpuUs / results.rsaSignUs, 2)}× | what a refresh that did nothing but sign its RS256 id_token would reach: one signature alone costs ${fmt(results.rsaSignUs, 1)} µs CPU on the servers' core, oidc-provider's whole refresh ${fmt(summary.token[OPPONENT].cpuUs, 1)} µs |`] : []),
     ...(summary['token-noid'] ? tesseras.filter((n) => summary['token-noid'][n]).map((n) => `| (no target) refresh grant without id_token | ${TESSERAS[n]} | ${fmt(summary['token-noid'][n].ratio, 2)}× (${rounds(summary['token-noid'][n])}) | ${fmt(summary['token-noid'][n].cpuRatio, 2)}× | – |`) : []),
+    ...(results.opts.baseline ? [
+      '',
+      `| before/after: this checkout (${results.machine.commit ?? '?'}) over the baseline (${results.baselineCommit ?? '?'}, ${results.opts.baseline}), SQLite file | this checkout req/s | baseline req/s | req/s ratio (median of the rounds; each round) | by server CPU per request |`,
+      '|---|--:|--:|--:|--:|',
+      ...Object.entries(summary).filter(([, s]) => s.tessera?.vsBaseline).map(([w, s]) => `| ${LABELS[w]} | ${fmt(s.tessera.rps)} | ${fmt(s[BASELINE].rps)} | **${fmt(s.tessera.vsBaseline.ratio, 2)}×** (${s.tessera.vsBaseline.ratios.map((v) => fmt(v, 2)).join(', ')}) | ${fmt(s.tessera.vsBaseline.cpuRatio, 2)}× |`),
+    ] : []),
     '',
     `Measured ${m.date} at ${m.commit ?? '?'}: ${m.cpu}, ${m.cores} cores, Node ${m.node}; oidc-provider ${results.oidcProviderVersion}.`
       + ` ${results.opts.duration} s per run, ${results.opts.runs} round(s), ${results.opts.connections} connections, warm-up ${results.opts.warmup} s;`
       + ` ${m.pinned ? `every server on core ${results.opts.serverCpu} (idle while another runs), autocannon on core ${results.opts.loadCpu}` : 'NOT pinned'}.`
       + ` Load average ${m.loadavg.join(' / ')} before the run, ${results.loadavgAfter.join(' / ')} after.`
-      + ` Tessera: rate limiting ${results.opts.rateLimitOff ? 'OFF (--rate-limit-off)' : 'on (oauthToken and oauthIntrospect raised to 10⁹ per 15 minutes)'}.`,
+      + ` Tessera: rate limiting ${results.opts.rateLimitOff ? 'OFF (--rate-limit-off)' : 'on (oauthToken and oauthIntrospect raised to 10⁹ per 15 minutes)'}.`
+      + (results.opts.baseline ? ` Baseline: ${results.opts.baseline}/apps/server/dist/main.js at ${results.baselineCommit ?? '?'}, the file store's settings; "> 1×" means this checkout is faster.` : ''),
   ];
   return lines.join('\n');
 }
@@ -294,9 +327,11 @@ export async function runOAuthBench(argv = []) {
     return null;
   }
   for (const f of [join(ROOT, 'apps/server/dist/main.js'), CLIENT_DIST]) if (!existsSync(f)) throw new Error(`${f} is missing: run \`npx tsc -b\` first`);
+  if (opts.baseline && !existsSync(join(opts.baseline, 'apps/server/dist/main.js'))) throw new Error(`${opts.baseline}/apps/server/dist/main.js is missing: build that checkout first`);
   opts.pin = opts.pin && hasTaskset();
   const tmp = mkdtempSync(join(tmpdir(), 'tessera-oauth-bench-'));
   const results = { machine: machine(opts.pin), opts, runs: {}, checks: {} };
+  if (opts.baseline) results.baselineCommit = gitDescribe(opts.baseline);
   results.oidcProviderVersion = JSON.parse(readFileSync(join(ROOT, 'node_modules/oidc-provider/package.json'), 'utf8')).version;
   log(`${results.machine.cpu}, ${results.machine.cores} cores, load average ${results.machine.loadavg.join(' ')}; commit ${results.machine.commit}; ${tmp}`);
   try {
@@ -314,10 +349,12 @@ export async function runOAuthBench(argv = []) {
     }
     const profDir = join(tmp, 'profile');
     const servers = {};
-    for (const name of opts.tesseras) {
+    // --baseline's Tessera: another checkout's server, with the file store's settings, its own data.
+    const tesseras = [...opts.tesseras, ...(opts.baseline ? [BASELINE] : [])];
+    for (const name of tesseras) {
       const dir = join(tmp, name);
       const server = await startTessera(opts, {
-        name, dataDir: dir, cores: opts.serverCpu,
+        name, dataDir: dir, cores: opts.serverCpu, ...(name === BASELINE ? { root: opts.baseline } : {}),
         nodeArgs: opts.profile && name === opts.tesseras[0] ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
         env: {
           OAUTH_CLIENTS_FILE: clientsFile,
@@ -332,7 +369,7 @@ export async function runOAuthBench(argv = []) {
       });
       Object.assign(server, { basic: basic(clientId, secret) }, await tesseraTokens(server, dir, clientId, secret));
       servers[name] = server;
-      log(`${TESSERAS[name]} up at ${server.url} (pid ${server.pid}); refresh token obtained through the code flow`);
+      log(`${TESSERAS[name]}${name === BASELINE ? ` (${opts.baseline}, ${results.baselineCommit ?? '?'})` : ''} up at ${server.url} (pid ${server.pid}); refresh token obtained through the code flow`);
     }
 
     const port = await freePort();
@@ -344,7 +381,7 @@ export async function runOAuthBench(argv = []) {
     const oidc = { kind: 'oidc-provider', child, pid: child.pid, url: ready.url, basic: basic(clientId, secret), refreshToken: ready.refreshToken, accessToken: ready.accessToken };
     log(`oidc-provider ${results.oidcProviderVersion} up at ${oidc.url} (pid ${oidc.pid})`);
     servers[OPPONENT] = oidc;
-    const order = [...opts.tesseras, OPPONENT];
+    const order = [...tesseras, OPPONENT];
     for (const [name, s] of Object.entries(servers)) {
       const c = await checkAnswers(s);
       results.checks[name] = { tokenKeys: Object.keys(c.full).sort(), scope: c.full.scope, narrowScope: c.narrow.scope, introspection: Object.keys(c.active).sort() };
@@ -371,7 +408,7 @@ export async function runOAuthBench(argv = []) {
       }
     }
     results.loadavgAfter = loadavg().map((x) => Math.round(x * 100) / 100);
-    for (const name of opts.tesseras) await stop(servers[name].child, 30_000);
+    for (const name of tesseras) await stop(servers[name].child, 30_000);
     await stop(oidc.child);
     if (opts.profile) {
       // The main thread's profile (thread 0), cut by each Tessera run's time window.
@@ -391,7 +428,7 @@ export async function runOAuthBench(argv = []) {
     if (opts.readme) {
       writeReadme(text);
       log('figures written to bench/README.md');
-    }
+    } else if (opts.baseline) log('--baseline: bench/README.md left alone (a before/after comparison is not the figures of record)');
     if (opts.json) {
       writeFileSync(opts.json, JSON.stringify({ ...results, summary, targets: targets(summary, opts.tesseras) }, null, 2) + '\n');
       log(`measurements written to ${opts.json}`);

@@ -660,13 +660,14 @@ export function targets(results) {
 }
 
 // For other suites (bench/oauth.mjs): processes, servers, the account's emailed codes, reporting.
-export { start, stop, stopAll, sleep, waitForOutput, freePort, memory, hasTaskset, startTessera, outboxCode, waitQuiet, fmt, table, machine, medianRun, log };
+export { start, stop, stopAll, sleep, waitForOutput, freePort, memory, hasTaskset, startTessera, outboxCode, waitQuiet, fmt, table, machine, medianRun, log, gitDescribe };
 
 // ---- main ---------------------------------------------------------------------------------
 
-function gitDescribe() {
-  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim();
-  const dirty = spawnSync('git', ['status', '--porcelain', '--', 'apps/server', 'packages'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim();
+/** The short commit of the checkout at `root` (this one by default), and whether its server or packages differ from it. */
+function gitDescribe(root = ROOT) {
+  const head = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout?.trim();
+  const dirty = spawnSync('git', ['status', '--porcelain', '--', 'apps/server', 'packages'], { cwd: root, encoding: 'utf8' }).stdout?.trim();
   return head ? `${head}${dirty ? ' (+ uncommitted changes in apps/server or packages)' : ''}` : null;
 }
 

@@ -61,6 +61,8 @@ const env = {
   ...process.env, NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url, DATA_DIR: dir,
   DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, PORTAL_DIR: '/nonexistent', SMTP_URL: '', REDIS_URL: '', LOG_LEVEL: 'warn',
   SIGNIN_CONFIRMATION_ENABLED: 'false', SCRYPT_MAX_PENDING: '1000', TRUST_PROXY: 'true', RATE_LIMIT_IGNORE_IPS: KIT_ADDRESS,
+  // Support tickets on (off answers 503/202 by design); deliveries to this address fail and are retried.
+  SUPPORT_WEBHOOK_URL: 'http://127.0.0.1:9/tickets', SUPPORT_WEBHOOK_SECRET: 'f'.repeat(32),
 };
 // A confidential client allowed to create stub accounts, for OAuth access tokens.
 const registered = execFileSync(process.execPath, [join(ROOT, 'apps/server/dist/cli/admin.js'), 'clients', 'add', '--name', 'fuzz', '--redirect-uri', 'https://fuzz.example/'], { env, encoding: 'utf8' });

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { EMAIL_PATTERN } from '../email-address.js';
+import { EMAIL_PATTERN, EMAIL_RULES, MAX_LENGTH } from '../email-address.js';
 
 // The validation rules of spec 1 §5 as TypeBox schemas, shared by every route. Each rule has an
 // accepted-edge and a rejected-edge test in test/validation.test.ts.
@@ -20,9 +20,14 @@ export const hexUpTo = (max: number, description?: string) =>
  */
 export const DISPLAY_SAFE_PATTERN = '^[^\\p{Cc}\\p{Cs}\\p{Co}\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069\\uFFF9-\\uFFFC\\uFFFE\\uFFFF]*$';
 
-/** An email address in the strict grammar of email-address.ts (checked by pattern and by the `email-address` format). */
-export const email = (description = 'An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.') =>
-  Type.String({ maxLength: 255, pattern: EMAIL_PATTERN, format: 'email-address', description });
+/**
+ * An email address in the strict grammar of email-address.ts: the pattern says every rule a regular
+ * expression can, the description the rest (IDNA), and the `email-address` format checks them all.
+ * A route's own `description` comes first; the rules always follow it (issue 22: the document says
+ * exactly what the server accepts).
+ */
+export const email = (description?: string) =>
+  Type.String({ maxLength: MAX_LENGTH, pattern: EMAIL_PATTERN, format: 'email-address', description: description ? `${description} ${EMAIL_RULES}` : EMAIL_RULES });
 
 export const authPW = hex(64, 'HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client.');
 export const wrapKb = hex(64, 'kB XOR unwrapBKey, chosen by the client (v2 sign-up, password change, reset with recovery key).');

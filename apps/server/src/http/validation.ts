@@ -4,7 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { appError, type AppError } from '@tessera/errors';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
-import { EMAIL_PATTERN, isValidEmailAddress } from '../email-address.js';
+import { emailAddressProblem, isValidEmailAddress } from '../email-address.js';
 
 // Two validators: request bodies are JSON and are checked as sent (no coercion, unknown fields
 // refused); query strings and path params are text, so "true" and "5" are coerced to their types.
@@ -17,6 +17,8 @@ function makeAjv(coerce: boolean): Ajv {
     useDefaults: true,
     removeAdditional: false,
     allErrors: false,
+    // Errors carry the value and its schema, so an address's error can name the rule it breaks.
+    verbose: true,
     strict: false,
   });
   addFormats(ajv);
@@ -81,13 +83,13 @@ export function validationError(errors: ErrorObject[], dataVar: string): AppErro
   }
   const subject = field || (source === 'payload' ? 'body' : source);
   const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
-  const params = error.params as { pattern?: string; format?: string };
-  const isEmailRule = params.pattern === EMAIL_PATTERN || params.format === 'email-address';
+  // An address (any rule of its schema: length, pattern, format): the grammar as a regular
+  // expression helps nobody, so the message names the rule the address breaks.
+  const isAddress = (error.parentSchema as { format?: string } | undefined)?.format === 'email-address' && typeof error.data === 'string';
   const message = error.keyword === 'enum' && allowed
     ? `${subject} must be one of: ${allowed.join(', ')}`
-    // The address grammar as a regular expression helps nobody: say what it means.
-    : isEmailRule
-      ? `${subject} must be one email address like name@example.com: no spaces, quotes, commas or angle brackets, at most 64 characters before the @, and a domain with a dot`
+    : isAddress
+      ? `${subject} must be one email address like name@example.com: ${emailAddressProblem(error.data as string) ?? 'it breaks the address grammar'}`
       : `${subject} ${error.message ?? 'is invalid'}`;
   return appError(
     'INVALID_PARAMETER',

@@ -33,6 +33,9 @@ describe('fuzzing the API from its OpenAPI document (short run)', () => {
         LINKED_ACCOUNT_GOOGLE_ENABLED: 'true', LINKED_ACCOUNT_GOOGLE_CLIENT_IDS: 'fuzz', LINKED_ACCOUNT_GOOGLE_JWKS_URL: 'http://127.0.0.1:9/keys',
         LINKED_ACCOUNT_APPLE_ENABLED: 'true', LINKED_ACCOUNT_APPLE_CLIENT_IDS: 'fuzz', LINKED_ACCOUNT_APPLE_JWKS_URL: 'http://127.0.0.1:9/keys',
         LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED: 'true',
+        // Support tickets on (off answers 503/202 by design): each is stored, and its delivery to this
+        // address, where nothing listens, fails and is retried later.
+        SUPPORT_WEBHOOK_URL: 'http://127.0.0.1:9/tickets', SUPPORT_WEBHOOK_SECRET: 'f'.repeat(32),
       },
     });
     const secret = randomHex(32);

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { appError } from '@tessera/errors';
 import { credentialsOf } from '../../http/auth.js';
 import { responses } from '../../http/responses.js';
+import { email } from '../../http/schemas.js';
 import { SUPPORT_SECRET_HEADER } from './secret.js';
 import type { SupportService } from './service.js';
 
@@ -18,7 +19,7 @@ export const supportRoutes: FastifyPluginAsyncTypebox<{ support: SupportService 
         '`success` says whether the helpdesk accepted the ticket now; when it did not, `error` says so and the ticket is forwarded again later (retries with doubling waits, also after a restart). `ticket` is Tessera\'s id of the ticket either way. 503/202 when no helpdesk webhook is configured.',
       ].join(' '),
       body: Type.Object({
-        email: Type.Optional(Type.String({ minLength: 3, maxLength: 255, format: 'email', description: 'The customer\'s address: required with the support secret; with a session the account\'s primary address is used.' })),
+        email: Type.Optional(email('The customer\'s address: required with the support secret; with a session the account\'s primary address is used.')),
         productName: text(255, 'The product the ticket is about.'),
         productPlatform: Type.Optional(text(255, 'Operating system or platform.')),
         productVersion: Type.Optional(text(255, 'Version of the product.')),

@@ -439,11 +439,11 @@ export const AUTH_ERRORS = {
   },
   ENDPOINT_NOT_FOUND: {
     errno: 999, status: 404, message: 'Unknown endpoint',
-    description: 'No route has this method and path. All routes are under /v1.',
+    description: 'No route has this path (a path that exists, asked with another method, is 405 errno 999). All API routes are under /v1.',
   },
   MALFORMED_REQUEST: {
     errno: 999, status: 400, otherStatuses: [405, 406, 408, 414, 416, 417, 421, 426, 428, 431], message: 'Malformed request',
-    description: 'The HTTP request itself could not be understood: a bad URL escape, a method without the headers it needs, headers or a request line too large (431), conflicting length headers, a body cut short. Nothing was done; fix the request.',
+    description: 'The HTTP request itself could not be understood: a bad URL escape, a method without the headers it needs, headers or a request line too large (431), conflicting length headers, a body cut short; or a path that exists asked with a method it does not have (405, with an `Allow` header listing the methods it has). Nothing was done; fix the request.',
   },
   UNSUPPORTED_MEDIA_TYPE: {
     errno: 999, status: 415, message: 'Unsupported content type: send application/json',

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { AppError, OAuthError } from '@tessera/errors';
 import { appError, AUTH_ERRORS, isAppError, toOAuthError } from '@tessera/errors';
 import { normaliseAuth } from './auth.js';
@@ -89,8 +89,21 @@ export function installErrorHandling(app: FastifyInstance, deps: ErrorDeps): voi
     request.log.error({ reqId: request.id, err }, 'unexpected error');
     return sendAppError(reply, inCatalogue(request, appError('UNEXPECTED_ERROR', { requestId: String(request.id) })), deps);
   });
+  // Issue 22: a path that exists, asked with a method it does not have, is 405 with Allow (RFC 9110
+  // §15.5.6), not an unknown endpoint. The router is asked with each method any route uses.
+  const methods = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) methods.add(method.toUpperCase());
+  });
   app.setNotFoundHandler((request, reply) => {
-    const path = (request.url.split("?")[0] ?? "").slice(0, 200);
+    const url = request.url.split('?')[0] ?? '';
+    const path = url.slice(0, 200);
+    const allow = [...methods].filter((method) => app.findRoute({ method: method as HTTPMethods, url }) !== null).sort();
+    // A route that sends its own request here (none does today) has the method: that is a 404.
+    if (allow.length && !allow.includes(request.method)) {
+      reply.header('allow', allow.join(', '));
+      return sendAppError(reply, appError('MALFORMED_REQUEST', {}, `Method not allowed: ${request.method} ${path} accepts only ${allow.join(', ')}`, 405), deps);
+    }
     return sendAppError(reply, appError('ENDPOINT_NOT_FOUND', {}, `Unknown endpoint: ${request.method} ${path}`), deps);
   });
 }

@@ -106,9 +106,11 @@ describe('request validation (spec 1 §5) over HTTP', () => {
       const r = await send('GET', '/no/such/route');
       expectError(r, 'ENDPOINT_NOT_FOUND', 404);
       expect(r.body.message).toContain('/v1/no/such/route');
-      // A known path with the wrong method is unknown too.
-      expectError(await send('GET', '/account/login'), 'ENDPOINT_NOT_FOUND', 404);
       expectError(await send('POST', '/nope', { body: {} }), 'ENDPOINT_NOT_FOUND', 404);
+      // A known path with a method it does not have is 405 with Allow (issue 22; test/http/document-agreement.test.ts).
+      const wrongMethod = await send('GET', '/account/login');
+      expectError(wrongMethod, 'MALFORMED_REQUEST', 405);
+      expect(wrongMethod.headers.get('allow')).toBe('POST');
     });
 
     it('a non-JSON content type → 415', async () => {

@@ -173,7 +173,8 @@ export const grantRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; jwk
     schema: {
       operationId: 'authorizationPage', tags: [TAG], summary: 'The browser\'s authorization entry (not available yet)',
       description: 'Where a relying party sends a browser. The account web app\'s sign-in and consent pages are not part of this server yet: this answers 200 with an HTML page saying so, whatever the query. Use POST /oauth/authorization with a session token.',
-      response: { 200: Type.String({ description: 'An HTML page.' }) },
+      // An HTML page, not JSON (issue 22: the document says so); its errors are JSON catalogue bodies.
+      response: { 200: { description: 'An HTML page.', content: { 'text/html': { schema: Type.String({ description: 'An HTML page.' }) } } } },
     },
   }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(HTML_PAGE));
 

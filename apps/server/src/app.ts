@@ -197,6 +197,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     securityEvents: securityEvents.service, writeEpoch: storage.writeEpoch,
   });
   // OAUTH_CLIENTS_FILE registers (or updates) its clients at every start; a bad entry stops the start.
+    // Read at request time only: the two-step domain is built below.
+    secondFactor: { required: (db, uid) => twoStep.service.isEnabled(uid, db) },
   if (config.oauth.clientsFile) await oauth.service.seedClients(db, readClientsFile(config.oauth.clientsFile, clock.now()));
   const sessions = createSessionsDomain({
     db, clock, writeEpoch: storage.writeEpoch, secrets: tokenSecrets,

@@ -433,6 +433,10 @@ export const AUTH_ERRORS = {
     errno: 223, status: 401, message: 'Invalid or expired MFA token',
     description: 'Request a new step-up token with /mfa/otp/request.',
   },
+  INVALID_TARGET: {
+    errno: 224, status: 400, error: 'invalid_target', message: 'Invalid target: this client may not name this resource', extras: ['resource'],
+    description: 'RFC 8707 §2: the `resource` of a token request is not one of the resources the client is registered for (`allowedResources`). Name one of those, or none; the operator adds resources with `npm run admin -- clients add --resource`.',
+  },
   INTERNAL_VALIDATION_ERROR: {
     errno: 998, status: 500, message: 'An internal validation check failed', extras: ['op', 'data'],
     description: 'The server produced a response that breaks its own schema; report it with the request id.',

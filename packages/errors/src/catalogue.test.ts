@@ -63,6 +63,7 @@ describe('auth error catalogue', () => {
         "INVALID_RESPONSE_TYPE": "400/168",
         "INVALID_SCOPES": "400/163",
         "INVALID_SIGNIN_CODE": "400/146",
+        "INVALID_TARGET": "400/224",
         "INVALID_TIMESTAMP": "401/111",
         "INVALID_TOKEN": "401/110",
         "INVALID_TOKEN_VERIFICATION_CODE": "400/152",

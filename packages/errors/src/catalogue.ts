@@ -38,6 +38,8 @@ export interface ExtraFieldTypes {
   ttl: number;
   detail: string;
   requestId: string;
+  /** RFC 8707: the resource indicator a token request named. */
+  resource: string;
 }
 
 export type ExtraField = keyof ExtraFieldTypes;

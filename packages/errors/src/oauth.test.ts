@@ -24,6 +24,7 @@ describe('OAuth error catalogue', () => {
         "INVALID_PARAMETER": "400/109",
         "INVALID_RESPONSE_TYPE": "400/110",
         "INVALID_SCOPES": "400/114",
+        "INVALID_TARGET": "400/122",
         "INVALID_TOKEN": "400/108",
         "MISMATCH_ACR_VALUES": "400/120",
         "MISSING_PKCE_PARAMETERS": "400/118",

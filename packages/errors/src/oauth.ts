@@ -93,6 +93,10 @@ export const OAUTH_ERRORS = {
     errno: 121, status: 400, message: 'Invalid grant_type: use authorization_code, refresh_token, fxa-credentials or urn:ietf:params:oauth:grant-type:token-exchange', extras: ['validation'],
     description: 'The `grant_type` is not one this server supports.',
   },
+  INVALID_TARGET: {
+    errno: 122, status: 400, error: 'invalid_target', message: 'Invalid target: this client may not name this resource', extras: ['resource'],
+    description: 'RFC 8707 §2: the `resource` of a token request is not one of the resources the client is registered for (`allowedResources`). Name one of those, or none.',
+  },
   INTERNAL_ERROR: {
     errno: 999, status: 500, message: 'Internal error', extras: ['requestId'],
     description: 'An unexpected failure on the server; the body carries the request id the server logged it under. Report it with that id.',
@@ -132,6 +136,7 @@ export const OAUTH_TWINS = {
   MISSING_PKCE_PARAMETERS: 'MISSING_PKCE_PARAMETERS',
   STALE_AUTH_AT: 'STALE_AUTHENTICATION',
   INSUFFICIENT_ACR_VALUES: 'MISMATCH_ACR_VALUES',
+  INVALID_TARGET: 'INVALID_TARGET',
   UNEXPECTED_ERROR: 'INTERNAL_ERROR',
 } as const satisfies Partial<Record<AuthErrorName, OAuthErrorName>>;
 

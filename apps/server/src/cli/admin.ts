@@ -14,13 +14,15 @@ const HELP = `Usage: npm run admin -- <command>
               [--scopes "<scope> …"] [--public] [--trusted] [--can-grant] [--local-redirects]
               [--image-uri <https url>] [--access-token-ttl <seconds>] [--refresh-token-ttl <seconds>]
               [--rotate-refresh-tokens] [--pairwise-subjects [--pairwise-rotation <seconds>]]
-              [--jwt-access-tokens]
+              [--jwt-access-tokens] [--resource <uri> …]
       Registers an OAuth client; prints its id (and, for a confidential client, its secret, once).
       --id registers a fixed id (browsers ship theirs, e.g. Firefox desktop 5882386c6d801776).
       --local-redirects: native apps' loopback redirect URIs match on any port (RFC 8252).
       --pairwise-subjects: the client sees a pairwise id as \`sub\`, never the uid (it may then not have
       profile, profile:write, profile:uid; default scopes profile:email); --pairwise-rotation: a new id
       every <seconds> (3600 to a year). --jwt-access-tokens: access tokens are RS256 JWTs (RFC 9068).
+      --resource (repeatable): a resource URI the client may name at /token (RFC 8707), added to the
+      audience of its id_tokens and JWT access tokens; any other resource is refused (invalid_target).
   clients list                                 The registered clients, one a line.
   clients rotate <id>                          A new secret (printed once); the old one keeps working
                                                until \`clients rotate <id> --finish\`.
@@ -75,7 +77,8 @@ async function main(args: string[]): Promise<number> {
         allowedScopes: (option(rest, '--scopes') ?? (pairwise ? 'profile:email' : 'profile')).split(/\s+/).filter(Boolean),
         accessTokenTtlSeconds: seconds('--access-token-ttl'), refreshTokenTtlSeconds: seconds('--refresh-token-ttl'),
         rotateRefreshTokens: rest.includes('--rotate-refresh-tokens'), pairwiseSubjects: pairwise,
-        pairwiseRotationSeconds: seconds('--pairwise-rotation'), jwtAccessTokens: rest.includes('--jwt-access-tokens'), createdAt: Date.now(),
+        pairwiseRotationSeconds: seconds('--pairwise-rotation'), jwtAccessTokens: rest.includes('--jwt-access-tokens'),
+        allowedResources: options(rest, '--resource'), createdAt: Date.now(),
       });
       process.stdout.write(`client_id ${id}\n${secret ? `client_secret ${secret}   (shown once; only its hash is stored)\n` : ''}`);
       return 0;
@@ -86,7 +89,7 @@ async function main(args: string[]): Promise<number> {
         const flags = [c.publicClient ? 'public' : 'confidential', c.trusted && 'trusted', c.canGrant && 'can-grant', c.localRedirects && 'local-redirects',
           c.hashedSecretPrevious && 'rotating', c.rotateRefreshTokens && 'rotate-refresh-tokens',
           c.pairwiseSubjects && `pairwise-subjects${c.pairwiseRotationSeconds ? `(rotation ${c.pairwiseRotationSeconds}s)` : ''}`, c.jwtAccessTokens && 'jwt-access-tokens'].filter(Boolean).join(' ');
-        process.stdout.write(`${c.id}  ${c.name}  ${c.redirectUris.join(',')}  ${flags}  [${c.allowedScopes.join(' ')}]  access ${c.accessTokenTtlSeconds}s\n`);
+        process.stdout.write(`${c.id}  ${c.name}  ${c.redirectUris.join(',')}  ${flags}  [${c.allowedScopes.join(' ')}]  access ${c.accessTokenTtlSeconds}s${c.allowedResources.length ? `  resources ${c.allowedResources.join(',')}` : ''}\n`);
       }
       if (!clients.length) process.stdout.write('no OAuth clients registered (add one with `npm run admin -- clients add --name <name> --redirect-uri <uri>`)\n');
       return 0;

@@ -188,6 +188,8 @@ export interface OauthClientsTable {
   pairwise_rotation: Generated<number>;
   /** 1: access tokens are RS256 JWTs (RFC 9068) instead of opaque hex. */
   jwt_access_tokens: Generated<number>;
+  /** Space-separated resource URIs the client may name at /token (RFC 8707; 0021); null: none. */
+  allowed_resources: string | null;
 }
 
 export interface OauthCodesTable {
@@ -261,6 +263,10 @@ export interface OauthAccessTokensTable {
   subject: string | null;
   /** The authorization grant it was minted from: revoking the grant's refresh token deletes it (0019; null for older rows). */
   grant_id: string | null;
+  /** How the sign-in behind it was authenticated, space-separated (`pwd email`, `pwd otp`; 0021; null for older rows and stub accounts' tokens). */
+  amr: string | null;
+  /** That sign-in's assurance level, 1 or 2 (0021; null with `amr`). */
+  aal: number | null;
 }
 
 export interface PasswordForgotOtpsTable {

@@ -30,6 +30,8 @@ export interface ClientRegistration {
   pairwiseRotationSeconds?: number;
   /** Access tokens are RS256 JWTs (RFC 9068). */
   jwtAccessTokens?: boolean;
+  /** RFC 8707: the resource URIs the client may name at /token, each added to its tokens' audience when named; absent: none. */
+  allowedResources?: string[];
   createdAt: number;
 }
 
@@ -110,6 +112,21 @@ export function redirectUriMatches(client: Pick<OAuthClient, 'redirectUris' | 'l
   });
 }
 
+/**
+ * A resource a client may be registered for (RFC 8707 §2): an absolute URI without a fragment or
+ * white space, ≤ 256 characters. It is matched at /token exactly as written here.
+ */
+export function checkAllowedResource(id: string, raw: string): string {
+  if (raw.length > 256) throw new ClientRegistrationError(`client ${id}: resource longer than 256 characters: ${raw.slice(0, 40)}…`);
+  if (/\s/.test(raw) || raw.includes('#')) throw new ClientRegistrationError(`client ${id}: a resource has no white space and no fragment: ${raw}`);
+  try {
+    new URL(raw);
+  } catch {
+    throw new ClientRegistrationError(`client ${id}: a resource must be an absolute URI: ${raw}`);
+  }
+  return raw;
+}
+
 /** Checks a registration and returns the client as it is stored (the secret hashed with `hash`). */
 export function clientFromRegistration(reg: ClientRegistration, hash: (secret: string) => string): OAuthClient {
   const id = reg.id.toLowerCase();
@@ -148,6 +165,8 @@ export function clientFromRegistration(reg: ClientRegistration, hash: (secret: s
       throw new ClientRegistrationError(`client ${id}: the pairwise rotation period must be 0 (never) or ${MIN_PAIRWISE_ROTATION_SECONDS}–${MAX_PAIRWISE_ROTATION_SECONDS} seconds`);
     }
   }
+  const allowedResources = [...new Set(reg.allowedResources ?? [])].map((r) => checkAllowedResource(id, r));
+  if (allowedResources.join(' ').length > 4000) throw new ClientRegistrationError(`client ${id}: too many resources`);
   const revealing = pairwiseSubjects ? reg.allowedScopes.filter(revealsUid) : [];
   if (revealing.length) throw new ClientRegistrationError(`client ${id}: a client with pairwise subjects may not be allowed ${revealing.join(' ')} (it would show the account's uid); use profile:email, profile:locale, … instead`);
   return {
@@ -155,13 +174,13 @@ export function clientFromRegistration(reg: ClientRegistration, hash: (secret: s
     trusted: reg.trusted, publicClient: reg.publicClient, canGrant: reg.canGrant, allowedScopes: [...new Set(reg.allowedScopes)],
     localRedirects: reg.localRedirects ?? false, accessTokenTtlSeconds, refreshTokenTtlSeconds,
     rotateRefreshTokens: reg.rotateRefreshTokens ?? false, pairwiseSubjects, pairwiseRotationSeconds,
-    jwtAccessTokens: reg.jwtAccessTokens ?? false, createdAt: reg.createdAt,
+    jwtAccessTokens: reg.jwtAccessTokens ?? false, allowedResources, createdAt: reg.createdAt,
   };
 }
 
 const FILE_KEYS = new Set(['id', 'name', 'imageUri', 'redirectUris', 'hashedSecret', 'trusted', 'public', 'canGrant', 'allowedScopes',
   'localRedirects', 'accessTokenTtlSeconds', 'refreshTokenTtlSeconds', 'rotateRefreshTokens', 'pairwiseSubjects', 'pairwiseRotationSeconds',
-  'jwtAccessTokens']);
+  'jwtAccessTokens', 'allowedResources']);
 
 /**
  * Reads OAUTH_CLIENTS_FILE: a JSON array of clients, e.g.
@@ -210,7 +229,8 @@ export function parseClientsFile(text: string, now: number, source = 'OAUTH_CLIE
       canGrant: flag('canGrant'), allowedScopes: e.allowedScopes === undefined ? [] : strings('allowedScopes'),
       localRedirects: flag('localRedirects'), accessTokenTtlSeconds: num('accessTokenTtlSeconds'),
       refreshTokenTtlSeconds: num('refreshTokenTtlSeconds'), rotateRefreshTokens: flag('rotateRefreshTokens'),
-      pairwiseSubjects: flag('pairwiseSubjects'), pairwiseRotationSeconds: num('pairwiseRotationSeconds'), jwtAccessTokens: flag('jwtAccessTokens'), createdAt: now,
+      pairwiseSubjects: flag('pairwiseSubjects'), pairwiseRotationSeconds: num('pairwiseRotationSeconds'), jwtAccessTokens: flag('jwtAccessTokens'),
+      allowedResources: e.allowedResources === undefined ? [] : strings('allowedResources'), createdAt: now,
     };
   });
 }

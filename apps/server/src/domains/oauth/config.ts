@@ -9,7 +9,7 @@ const list = (raw: string): string[] => raw.split(',').map((s) => s.trim()).filt
 export const oauthConfig = defineConfig({
   clientsFile: {
     env: 'OAUTH_CLIENTS_FILE', default: '', defaultText: '(none)', parse: str,
-    description: 'A JSON array of OAuth clients registered (or updated, the file wins) at every start: `id` (16 hex; browsers ship fixed ids, e.g. Firefox desktop `5882386c6d801776`), `name`, `redirectUris`, `public`, `hashedSecret` (SHA-256 of a confidential client\'s secret bytes), `trusted`, `canGrant`, `allowedScopes`, `localRedirects`, `accessTokenTtlSeconds`, `refreshTokenTtlSeconds`, `rotateRefreshTokens`, `pairwiseSubjects`, `pairwiseRotationSeconds`, `jwtAccessTokens`, `imageUri`. An invalid entry stops the start.',
+    description: 'A JSON array of OAuth clients registered (or updated, the file wins) at every start: `id` (16 hex; browsers ship fixed ids, e.g. Firefox desktop `5882386c6d801776`), `name`, `redirectUris`, `public`, `hashedSecret` (SHA-256 of a confidential client\'s secret bytes), `trusted`, `canGrant`, `allowedScopes`, `localRedirects`, `accessTokenTtlSeconds`, `refreshTokenTtlSeconds`, `rotateRefreshTokens`, `pairwiseSubjects`, `pairwiseRotationSeconds`, `jwtAccessTokens`, `allowedResources` (the resource URIs it may name at /token, RFC 8707), `imageUri`. An invalid entry stops the start.',
   },
   corsOrigins: {
     env: 'OAUTH_CORS_ORIGINS', default: [] as string[], defaultText: '(none)', parse: list,

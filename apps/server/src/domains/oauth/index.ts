@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
 import type { WriteEpoch } from '../../storage/write-epoch.js';
+import type { Executor } from '../../storage/executor.js';
 import { loadPublicJwk, type SigningKey } from '../keys/index.js';
 import type { AccountRecords } from '../accounts/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
@@ -55,9 +56,11 @@ export interface OAuthDomainDeps {
   securityEvents: SecurityEvents;
   /** Moves on every write this process makes: voids the cached client and token reads. */
   writeEpoch: WriteEpoch;
+  /** Whether the account has two-step authentication on (domains/two-step): a token exchange then needs an AAL2 grant. */
+  secondFactor: { required(db: Executor, uid: string): Promise<boolean> };
 }
 
-export function createOAuthDomain({ db, clock, signingKey, issuer, records, config, ppidSecret, securityEvents, writeEpoch }: OAuthDomainDeps): Domain<OAuthService> {
+export function createOAuthDomain({ db, clock, signingKey, issuer, records, config, ppidSecret, securityEvents, writeEpoch, secondFactor }: OAuthDomainDeps): Domain<OAuthService> {
   // /jwks slots: the current key, the next one (pre-published) and the previous one (still verifying).
   const jwks = [signingKey.publicJwk, loadPublicJwk(config.nextSigningKeyFile), loadPublicJwk(config.previousSigningKeyFile)]
     .filter((k): k is NonNullable<typeof k> => k !== null);
@@ -69,9 +72,9 @@ export function createOAuthDomain({ db, clock, signingKey, issuer, records, conf
     find: (token, now) => accessJwts.find(token, now),
   };
   const service = new OAuthService();
-  const grants = new GrantsService({ db, clock, oauth: service, signingKey, issuer, accessJwts, ppidSecret, keyBearingScopes: config.keyBearingScopes, securityEvents });
+  const grants = new GrantsService({ db, clock, oauth: service, signingKey, issuer, accessJwts, ppidSecret, keyBearingScopes: config.keyBearingScopes, securityEvents, secondFactor });
   const register = routesOf(oauthRoutes, { oauth: service, db });
-  const tokens = new TokensService({ db, clock, records, issuer, accessJwts, reads });
+  const tokens = new TokensService({ db, clock, records, issuer, accessJwts, reads, ppidSecret });
   const registerGrants = routesOf(grantRoutes, { grants, jwks });
   const registerTokens = routesOf(tokenRoutes, { grants, tokens });
   const registerAuthorized = routesOf(authorizedClientRoutes, { db, clock, oauth: service });

@@ -1,4 +1,4 @@
-import { hkdfSync } from 'node:crypto';
+import { createHmac, hkdfSync } from 'node:crypto';
 import { appError } from '@tessera/errors';
 import { revealsUid } from './clients.js';
 import type { OAuthClient } from './store.js';
@@ -37,4 +37,19 @@ export function checkPairwiseScopes(client: Pick<OAuthClient, 'pairwiseSubjects'
   if (revealing.length) {
     throw appError('INVALID_SCOPES', { invalidScopes: revealing }, `This client gets pairwise subject identifiers: ${revealing.join(' ')} would show it the account's uid`);
   }
+}
+
+export const PPID_MARKER_INFO = 'tessera oauth pairwise marker';
+
+/**
+ * What a pairwise client is shown instead of an account timestamp (`generation`,
+ * `profile_changed_at`, `profileChangedAt`, …): a millisecond time is the same at every client, so
+ * two of them could link their pairwise ids by it (issue 22, hole 7). The marker is HMAC-SHA256
+ * (key: OAUTH_PPID_SECRET) of the field's name, the client's pairwise subject and the value, cut
+ * to 48 bits (a safe integer): the same while the value stays the same, another when it changes,
+ * different at every client (and for every seed and rotation period), and no longer a time — it
+ * tells that something changed, not when, and does not grow.
+ */
+export function pairwiseMarker(secret: string, subject: string, field: string, value: number): number {
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${PPID_MARKER_INFO}.${field}.${subject}.${value}`, 'utf8').digest().readUIntBE(0, 6);
 }

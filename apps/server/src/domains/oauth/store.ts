@@ -36,6 +36,8 @@ export interface OAuthClient {
   pairwiseRotationSeconds: number;
   /** Access tokens are RS256 JWTs (RFC 9068) rather than opaque hex. */
   jwtAccessTokens: boolean;
+  /** RFC 8707: the resource URIs the client may name at /token (exact match); empty: none. */
+  allowedResources: string[];
   createdAt: number;
 }
 
@@ -52,6 +54,10 @@ export interface AccessToken {
   jti?: string;
   /** The authorization grant it was minted from (null for tokens older than grant ids). */
   grantId?: string | null;
+  /** How the sign-in behind it was authenticated (`pwd email`, `pwd otp`); null when unknown (older rows, stub accounts' tokens). */
+  amr?: string[] | null;
+  /** That sign-in's assurance level; null with `amr`. */
+  aal?: number | null;
 }
 
 /** An opaque token, code or client secret: 32 bytes as hex. */
@@ -73,6 +79,7 @@ function clientRow(c: OAuthClient) {
     local_redirects: c.localRedirects ? 1 : 0, access_token_ttl: c.accessTokenTtlSeconds,
     refresh_token_ttl: c.refreshTokenTtlSeconds, rotate_refresh_tokens: c.rotateRefreshTokens ? 1 : 0,
     pairwise_subjects: c.pairwiseSubjects ? 1 : 0, pairwise_rotation: c.pairwiseRotationSeconds, jwt_access_tokens: c.jwtAccessTokens ? 1 : 0,
+    allowed_resources: c.allowedResources.length ? c.allowedResources.join(' ') : null,
   };
 }
 
@@ -110,7 +117,8 @@ export function rowToClient(r: Selectable<OauthClientsTable>): OAuthClient {
     allowedScopes: r.allowed_scopes.split(' ').filter(Boolean), localRedirects: Number(r.local_redirects) === 1,
     accessTokenTtlSeconds: Number(r.access_token_ttl), refreshTokenTtlSeconds: Number(r.refresh_token_ttl),
     rotateRefreshTokens: Number(r.rotate_refresh_tokens) === 1, pairwiseSubjects: Number(r.pairwise_subjects) === 1,
-    pairwiseRotationSeconds: Number(r.pairwise_rotation), jwtAccessTokens: Number(r.jwt_access_tokens) === 1, createdAt: Number(r.created_at),
+    pairwiseRotationSeconds: Number(r.pairwise_rotation), jwtAccessTokens: Number(r.jwt_access_tokens) === 1,
+    allowedResources: (r.allowed_resources ?? '').split(' ').filter(Boolean), createdAt: Number(r.created_at),
   };
 }
 
@@ -136,6 +144,7 @@ export async function insertAccessToken(db: Executor, t: Omit<AccessToken, 'subj
     token_hash: t.tokenHash, client_id: t.clientId, uid: t.uid, scope: t.scope.join(' '),
     created_at: t.createdAt, expires_at: t.expiresAt, profile_changed_at: t.profileChangedAt,
     subject: t.subject !== undefined && t.subject !== t.uid ? t.subject : null, grant_id: t.grantId ?? null,
+    amr: t.amr ? t.amr.join(' ') : null, aal: t.amr ? (t.aal ?? null) : null,
   };
   // Outside a transaction (a refresh writes only this row), concurrent requests share one INSERT.
   if (!db.isTransaction) return groupedAccessTokenInsert(db as Kysely<Database>, row);
@@ -143,7 +152,7 @@ export async function insertAccessToken(db: Executor, t: Omit<AccessToken, 'subj
 }
 
 const groupedAccessTokenInsert = groupedInsert<'oauth_access_tokens', Insertable<OauthAccessTokensTable>>('oauth_access_tokens',
-  ['token_hash', 'client_id', 'uid', 'scope', 'created_at', 'expires_at', 'profile_changed_at', 'subject', 'grant_id']);
+  ['token_hash', 'client_id', 'uid', 'scope', 'created_at', 'expires_at', 'profile_changed_at', 'subject', 'grant_id', 'amr', 'aal']);
 
 /** A stored access token by its hash (a JWT access token's row is keyed by `jwtAccessTokenHash` of its jti). */
 export async function findAccessTokenByHash(db: Executor, tokenHash: string): Promise<AccessToken | null> {
@@ -154,7 +163,7 @@ export async function findAccessTokenByHash(db: Executor, tokenHash: string): Pr
 function rowToAccessToken(r: Omit<Selectable<OauthAccessTokensTable>, 'profile_changed_at'>): AccessToken {
   return {
     tokenHash: r.token_hash, clientId: r.client_id, uid: r.uid, scope: r.scope.split(' ').filter(Boolean), createdAt: Number(r.created_at), expiresAt: Number(r.expires_at),
-    subject: r.subject ?? r.uid, grantId: r.grant_id,
+    subject: r.subject ?? r.uid, grantId: r.grant_id, amr: r.amr === null ? null : r.amr.split(' ').filter(Boolean), aal: r.aal === null ? null : Number(r.aal),
   };
 }
 
@@ -163,6 +172,7 @@ function rowToAccessToken(r: Omit<Selectable<OauthAccessTokensTable>, 'profile_c
 type ClientWithAccessTokenRow = Selectable<OauthClientsTable> & {
   at_token_hash: string | null; at_client_id: string | null; at_uid: string | null; at_scope: string | null;
   at_created_at: number | null; at_expires_at: number | null; at_subject: string | null; at_grant_id: string | null;
+  at_amr: string | null; at_aal: number | null;
 };
 const clientWithAccessToken = preparedQuery<ClientWithAccessTokenRow, [string, string]>((db) => db.selectFrom('oauth_clients as c')
   .leftJoin('oauth_access_tokens as t', (join) => join.on('t.token_hash', '=', ''))
@@ -170,6 +180,7 @@ const clientWithAccessToken = preparedQuery<ClientWithAccessTokenRow, [string, s
   .select([
     't.token_hash as at_token_hash', 't.client_id as at_client_id', 't.uid as at_uid', 't.scope as at_scope',
     't.created_at as at_created_at', 't.expires_at as at_expires_at', 't.subject as at_subject', 't.grant_id as at_grant_id',
+    't.amr as at_amr', 't.aal as at_aal',
   ])
   .where('c.id', '=', ''));
 
@@ -183,7 +194,7 @@ export async function findClientWithAccessToken(db: Executor, clientId: string, 
   if (!r) return { client: null, token: null };
   const token = r.at_token_hash === null ? null : rowToAccessToken({
     token_hash: r.at_token_hash, client_id: r.at_client_id!, uid: r.at_uid!, scope: r.at_scope!, created_at: r.at_created_at!,
-    expires_at: r.at_expires_at!, subject: r.at_subject, grant_id: r.at_grant_id,
+    expires_at: r.at_expires_at!, subject: r.at_subject, grant_id: r.at_grant_id, amr: r.at_amr, aal: r.at_aal,
   });
   return { client: rowToClient(r), token };
 }

@@ -175,7 +175,8 @@ describe.each(httpDialects())('revoking a refresh token ends its grant (%s)', (d
 
   it('a token exchange keeps the grant: earlier access tokens keep working, and revoking the successor ends them all', async () => {
     const first = await t.client.oauthToken({ sessionToken: session }, { grant_type: 'fxa-credentials', client_id: browser, scope: 'profile', access_type: 'offline' });
-    const exchanged = await t.client.oauthToken(undefined, {
+    // A public client exchanges beside the signed-in session (issue 22, hole 6).
+    const exchanged = await t.client.oauthToken({ sessionToken: session }, {
       grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', client_id: browser, subject_token: first.refresh_token!,
       subject_token_type: 'urn:ietf:params:oauth:token-type:refresh_token', scope: 'profile:email',
     });

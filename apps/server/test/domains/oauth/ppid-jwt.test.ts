@@ -48,8 +48,9 @@ describe.each(httpDialects())('pairwise subjects, JWT access tokens and resource
     await oauth.registerClient(db, { ...base, id: pairwise2, name: 'Pairwise 2', redirectUris: ['https://pw2.example/cb'], allowedScopes: ['profile:email'], pairwiseSubjects: true });
     await oauth.registerClient(db, { ...base, id: rotating, name: 'Rotating', redirectUris: ['https://rot.example/cb'], allowedScopes: ['profile:email'], pairwiseSubjects: true, pairwiseRotationSeconds: 3600 });
     await oauth.registerClient(db, { ...base, id: jwtPairwise, name: 'JWT pairwise', redirectUris: ['https://jp.example/cb'], allowedScopes: ['profile:email'], pairwiseSubjects: true, jwtAccessTokens: true });
-    await oauth.registerClient(db, { ...base, publicClient: false, secret: jwtSecret, id: jwtClient, name: 'JWT RP', redirectUris: ['https://jwt.example/cb'], allowedScopes: ['profile'], jwtAccessTokens: true, accessTokenTtlSeconds: 600 });
-    await oauth.registerClient(db, { ...base, publicClient: false, secret: plainSecret, id: plain, name: 'Plain RP', redirectUris: ['https://plain.example/cb'], allowedScopes: ['profile'] });
+    await oauth.registerClient(db, { ...base, publicClient: false, secret: jwtSecret, id: jwtClient, name: 'JWT RP', redirectUris: ['https://jwt.example/cb'], allowedScopes: ['profile'], jwtAccessTokens: true, accessTokenTtlSeconds: 600,
+      allowedResources: ['https://api.example/v2', 'urn:example:api'] });
+    await oauth.registerClient(db, { ...base, publicClient: false, secret: plainSecret, id: plain, name: 'Plain RP', redirectUris: ['https://plain.example/cb'], allowedScopes: ['profile'], allowedResources: ['https://api.example/'] });
     const account = await verifiedAccount(t);
     session = account.sessionToken;
     uid = account.uid;

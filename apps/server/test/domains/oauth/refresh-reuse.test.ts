@@ -122,7 +122,7 @@ describe.each(httpDialects())('refresh-token reuse detection (%s)', (dialect) =>
   it('a token exchange\'s subject token presented again ends the grant, at the exchange or at the refresh grant', async () => {
     for (const replayAt of ['exchange', 'refresh'] as const) {
       const first = await t.client.oauthToken({ sessionToken: session }, { grant_type: 'fxa-credentials', client_id: browser, scope: 'profile', access_type: 'offline' });
-      const exchanged = await t.client.oauthToken(undefined, { grant_type: EXCHANGE, client_id: browser, subject_token: first.refresh_token!, subject_token_type: REFRESH_TYPE, scope: RELAY });
+      const exchanged = await t.client.oauthToken({ sessionToken: session }, { grant_type: EXCHANGE, client_id: browser, subject_token: first.refresh_token!, subject_token_type: REFRESH_TYPE, scope: RELAY });
       const other = await t.client.oauthToken({ sessionToken: session }, { grant_type: 'fxa-credentials', client_id: browser, scope: 'profile', access_type: 'offline' });
       const grantId = await grantOf(exchanged.refresh_token!);
       expect((await retiredOfGrant(grantId)).map((r) => r.token_hash)).toEqual([handleOf(first.refresh_token!)]);

@@ -16,6 +16,8 @@ describe.each(httpDialects())('a relying party built with openid-client (%s)', (
   const conf = randomHex(8);
   const confSecret = randomHex(32);
   const firstParty = randomHex(8);
+  const firstPartyConf = randomHex(8);
+  const firstPartySecret = randomHex(32);
   const privateRp = randomHex(8);
   const privateSecret = randomHex(32);
   beforeAll(async () => {
@@ -25,8 +27,12 @@ describe.each(httpDialects())('a relying party built with openid-client (%s)', (
     await oauth.registerClient(t.storage.db, { id: conf, name: 'Web RP', redirectUris: ['https://rp.example/callback'], secret: confSecret, publicClient: false, trusted: false, canGrant: false, allowedScopes: ['profile'], createdAt: 1 });
     await oauth.registerClient(t.storage.db, { id: firstParty, name: 'First-party app', redirectUris: ['http://127.0.0.1/callback'], localRedirects: true, publicClient: true, trusted: true, canGrant: true, allowedScopes: ['profile', 'https://identity.mozilla.com/apps/relay'], createdAt: 1 });
     await oauth.registerClient(t.storage.db, {
+      id: firstPartyConf, name: 'First-party service', redirectUris: ['https://first.example/callback'], secret: firstPartySecret, publicClient: false, trusted: true, canGrant: true,
+      allowedScopes: ['profile', 'https://identity.mozilla.com/apps/relay'], createdAt: 1,
+    });
+    await oauth.registerClient(t.storage.db, {
       id: privateRp, name: 'Private RP', redirectUris: ['https://private.example/callback'], secret: privateSecret, publicClient: false, trusted: false, canGrant: false,
-      allowedScopes: ['profile:email'], pairwiseSubjects: true, jwtAccessTokens: true, accessTokenTtlSeconds: 900, createdAt: 1,
+      allowedScopes: ['profile:email'], pairwiseSubjects: true, jwtAccessTokens: true, accessTokenTtlSeconds: 900, allowedResources: ['https://api.private.example/'], createdAt: 1,
     });
     account = await verifiedAccount(t);
   }, 120_000);
@@ -98,17 +104,29 @@ describe.each(httpDialects())('a relying party built with openid-client (%s)', (
   });
 
   it('exchanges a first-party client\'s refresh token for more scopes with openid-client\'s generic grant (RFC 8693)', async () => {
-    const config = await oidc.discovery(new URL(t.url), firstParty, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    const exchange = (config: oidc.Configuration, subject: string) => oidc.genericGrantRequest(config, 'urn:ietf:params:oauth:grant-type:token-exchange', {
+      subject_token: subject, subject_token_type: 'urn:ietf:params:oauth:token-type:refresh_token', scope: 'https://identity.mozilla.com/apps/relay',
+    });
+    // A public client cannot authenticate: with client_id alone (all openid-client can send it) the exchange is refused (issue 22, hole 6).
+    const open = await oidc.discovery(new URL(t.url), firstParty, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    const openVerifier = oidc.randomPKCECodeVerifier();
+    const openState = oidc.randomState();
+    const openTokens = await oidc.authorizationCodeGrant(open, await approve(oidc.buildAuthorizationUrl(open, {
+      redirect_uri: 'http://127.0.0.1:53682/callback', scope: 'profile', code_challenge: await oidc.calculatePKCECodeChallenge(openVerifier), code_challenge_method: 'S256', state: openState,
+    })), { pkceCodeVerifier: openVerifier, expectedState: openState });
+    await expect(exchange(open, openTokens.refresh_token!)).rejects.toThrow();
+    expect((await oidc.refreshTokenGrant(open, openTokens.refresh_token!)).scope).toBe('profile');
+
+    // A confidential one authenticates (client_secret_basic) and exchanges.
+    const config = await oidc.discovery(new URL(t.url), firstPartyConf, undefined, oidc.ClientSecretBasic(firstPartySecret), { execute: [oidc.allowInsecureRequests] });
     expect(config.serverMetadata().grant_types_supported).toContain('urn:ietf:params:oauth:grant-type:token-exchange');
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: 'http://127.0.0.1:53682/callback', scope: 'profile', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state,
+      redirect_uri: 'https://first.example/callback', scope: 'profile', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state,
     });
     const tokens = await oidc.authorizationCodeGrant(config, await approve(url), { pkceCodeVerifier: verifier, expectedState: state });
-    const exchanged = await oidc.genericGrantRequest(config, 'urn:ietf:params:oauth:grant-type:token-exchange', {
-      subject_token: tokens.refresh_token!, subject_token_type: 'urn:ietf:params:oauth:token-type:refresh_token', scope: 'https://identity.mozilla.com/apps/relay',
-    });
+    const exchanged = await exchange(config, tokens.refresh_token!);
     expect(exchanged).toMatchObject({ scope: 'profile https://identity.mozilla.com/apps/relay', issued_token_type: 'urn:ietf:params:oauth:token-type:access_token' });
     expect((await oidc.tokenIntrospection(config, exchanged.access_token)).scope).toBe('profile https://identity.mozilla.com/apps/relay');
     // The new refresh token refreshes the union.

@@ -9,6 +9,8 @@ import { expectError, expectOAuthError, rawRequest, type RawRequest } from '../.
 // `assertion` field (spec 2 §5, §7). The exchange is written as the attacks it must stop: a stolen
 // or revoked refresh token, another client's token, a client that is not first-party, scopes the
 // client is not allowed, a scoped key gained without a sign-in, and two exchanges racing on one token.
+// Since issue 22 (hole 6) a public client exchanges only beside the signed-in session of the token's
+// account (issue22-oauth.test.ts has the refusals); the successful exchanges here send it.
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange' as const;
 const REFRESH_TYPE = 'urn:ietf:params:oauth:token-type:refresh_token' as const;
@@ -72,8 +74,8 @@ describe.each(httpDialects())('OAuth token exchange and assertions (%s)', (diale
     const first = await refreshOf(browser);
     const authAt = (await t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: browser, refresh_token: first })).auth_at;
     t.clock!.advance(60_000);
-    // The SDK call the portal shows, typed as it is there.
-    const out = await t.client.oauthToken(undefined, { grant_type: GRANT, client_id: browser, subject_token: first, subject_token_type: REFRESH_TYPE, scope: RELAY, ttl: 600 });
+    // The SDK call the portal shows, typed as it is there: a public client brings the signed-in session (issue 22, hole 6).
+    const out = await t.client.oauthToken({ sessionToken: session }, { grant_type: GRANT, client_id: browser, subject_token: first, subject_token_type: REFRESH_TYPE, scope: RELAY, ttl: 600 });
     expect(out).toMatchObject({ token_type: 'bearer', scope: `profile ${RELAY}`, expires_in: 600, auth_at: authAt, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token' });
     expect(out.access_token).toMatch(/^[0-9a-f]{64}$/);
     expect(out.refresh_token).toMatch(/^[0-9a-f]{64}$/);
@@ -111,7 +113,7 @@ describe.each(httpDialects())('OAuth token exchange and assertions (%s)', (diale
   it('never extends the grant: the new refresh token keeps the old one\'s expiry; earlier access tokens live on', async () => {
     const granted = await t.client.oauthToken({ sessionToken: session }, { grant_type: 'fxa-credentials', client_id: shortLived, scope: 'profile', access_type: 'offline' });
     t.clock!.advance(30 * 60_000);
-    const out = await t.client.oauthToken(undefined, exchange(granted.refresh_token!, RELAY, { client_id: shortLived }) as never);
+    const out = await t.client.oauthToken({ sessionToken: session }, exchange(granted.refresh_token!, RELAY, { client_id: shortLived }) as never);
     expect((await t.client.verify({ token: granted.access_token })).scope).toEqual(['profile']);
     t.clock!.advance(30 * 60_000 + 1);
     await expectError(t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: shortLived, refresh_token: out.refresh_token! }), 'REFRESH_TOKEN_UNKNOWN', 400);
@@ -120,12 +122,8 @@ describe.each(httpDialects())('OAuth token exchange and assertions (%s)', (diale
   it('lets one of two racing exchanges of a token succeed, never both', async () => {
     const subject = await refreshOf(browser);
     const before = (await attached()).filter((c) => c.clientId === browser).length;
-    const results = await Promise.allSettled([
-      t.client.oauthToken(undefined, exchange(subject, RELAY) as never),
-      t.client.token(exchange(subject, RELAY) as never),
-      t.client.oauthToken(undefined, exchange(subject, RELAY) as never),
-      t.client.token(exchange(subject, RELAY) as never),
-    ]);
+    // A public client exchanges beside its session, on POST /oauth/token only (issue 22, hole 6).
+    const results = await Promise.allSettled([1, 2, 3, 4].map(() => t.client.oauthToken({ sessionToken: session }, exchange(subject, RELAY) as never)));
     const won = results.filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
     for (const r of results) {
@@ -170,11 +168,11 @@ describe.each(httpDialects())('OAuth token exchange and assertions (%s)', (diale
     expectOAuthError(await post('/token', { body: exchange(subject, `${RELAY} ${SYNC}`) }), 'INVALID_SCOPES');
     // Nothing changed: the subject token still refreshes its own scope, and still exchanges.
     expect((await t.client.oauthToken(undefined, { grant_type: 'refresh_token', client_id: browser, refresh_token: subject })).scope).toBe('profile');
-    expect((await t.client.oauthToken(undefined, exchange(subject, RELAY) as never)).scope).toBe(`profile ${RELAY}`);
+    expect((await t.client.oauthToken({ sessionToken: session }, exchange(subject, RELAY) as never)).scope).toBe(`profile ${RELAY}`);
 
     // A grant that holds the key-bearing scope from a sign-in keeps it through an exchange.
     const synced = await refreshOf(browser, `profile ${SYNC}`);
-    expect((await t.client.token(exchange(synced, `${SYNC} ${RELAY}`) as never)).scope).toBe(`profile ${SYNC} ${RELAY}`);
+    expect((await t.client.oauthToken({ sessionToken: session }, exchange(synced, `${SYNC} ${RELAY}`) as never)).scope).toBe(`profile ${SYNC} ${RELAY}`);
   });
 
   it('refuses incomplete requests: 400/107 vs 400/109', async () => {
@@ -189,7 +187,7 @@ describe.each(httpDialects())('OAuth token exchange and assertions (%s)', (diale
     await refusedOnBoth(exchange(subject, ''), 'INVALID_SCOPES', 'INVALID_SCOPES');
     await refusedOnBoth(exchange(subject, RELAY, { grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer' }), 'INVALID_PARAMETER', 'INVALID_GRANT_TYPE');
     // None of it spent the token.
-    expect((await t.client.oauthToken(undefined, exchange(subject, RELAY) as never)).scope).toBe(`profile ${RELAY}`);
+    expect((await t.client.oauthToken({ sessionToken: session }, exchange(subject, RELAY) as never)).scope).toBe(`profile ${RELAY}`);
   });
 
   describe('assertion', () => {
@@ -239,7 +237,7 @@ describe.each(httpDialects())('OAuth token exchange and assertions (%s)', (diale
       await expectError(t.client.oauthAuthorization(session, { client_id: rp, scope: 'profile', ...pkce, assertion } as never), 'INVALID_PARAMETER', 400);
       await expectError(t.client.accountScopedKeyData(session, { client_id: browser, scope: SYNC, assertion } as never), 'INVALID_PARAMETER', 400);
       // The refusals spent nothing.
-      expect((await t.client.oauthToken(undefined, exchange(subject, RELAY) as never)).scope).toBe(`profile ${RELAY}`);
+      expect((await t.client.oauthToken({ sessionToken: session }, exchange(subject, RELAY) as never)).scope).toBe(`profile ${RELAY}`);
     });
   });
   it('issues a JWT access token with the pairwise subject to a client registered for both', async () => {
@@ -248,7 +246,7 @@ describe.each(httpDialects())('OAuth token exchange and assertions (%s)', (diale
     const jwks = createRemoteJWKSet(new URL(`${t.url}/v1/jwks`));
     const verifyAt = (token: string) => jwtVerify(token, jwks, { issuer: t.url, audience: privateBrowser, typ: 'at+jwt', currentDate: new Date(t.clock!.now()) });
     const before = (await verifyAt(refreshed.access_token)).payload;
-    const out = await t.client.oauthToken(undefined, exchange(first, RELAY, { client_id: privateBrowser, ppid_seed: 7 }) as never);
+    const out = await t.client.oauthToken({ sessionToken: session }, exchange(first, RELAY, { client_id: privateBrowser, ppid_seed: 7 }) as never);
     expect(out.scope).toBe(`profile:email ${RELAY}`);
     const { payload } = await verifyAt(out.access_token);
     // The same pairwise id as the refresh with the same seed, never the uid; the union of the scopes.

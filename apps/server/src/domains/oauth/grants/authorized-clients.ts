@@ -23,7 +23,13 @@ const Entry = Type.Object({
 
 export const authorizedClientRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Database>; clock: Clock; oauth: OAuthService }> = async (app, { db, clock, oauth }) => {
   app.post('/authorized-clients', {
-    config: { auth: 'sessionToken', catalogue: 'oauth' },
+    config: {
+      auth: {
+        strategies: ['sessionToken'],
+        unconfirmed: 'Read only, and nothing secret: the names, scopes and times of what the account authorized (refresh tokens by handle), as /account/attached_clients shows a new sign-in; revoking needs a confirmed session.',
+      },
+      catalogue: 'oauth',
+    },
     schema: {
       operationId: 'authorizedClients', tags: ['OAuth tokens'], summary: 'The clients the account has authorized',
       description: 'One entry per refresh token (with `refresh_token_id`), and one per client that holds only live access tokens (without). Most recently used first. Errors come from the OAuth server\'s catalogue (an invalid session 401/104).',

@@ -63,7 +63,7 @@ const TokenBody = Type.Object({
   ppid_seed: Type.Optional(ppidSeed('Clients registered with pairwise subjects: 0–1024 mixed into the pairwise `sub`. authorization_code: default the seed of the authorization request, else 0; refresh_token: default 0.')),
   resource: Type.Optional(Type.String({
     maxLength: 256, pattern: '^[A-Za-z][A-Za-z0-9+.-]*:[^#\\s]*$',
-    description: 'RFC 8707: the absolute URI (no fragment) of the resource server the tokens are for. The id_token\'s `aud` becomes `[client_id, resource]`, and so does a JWT access token\'s.',
+    description: 'RFC 8707: the absolute URI (no fragment) of the resource server the tokens are for, one the client is registered for (`allowedResources`, exact match; else `invalid_target`). The id_token\'s `aud` becomes `[client_id, resource]`, and so does a JWT access token\'s.',
   })),
 }, { additionalProperties: false });
 
@@ -99,19 +99,20 @@ const AUTHORIZATION_DESCRIPTION = [
 ].join(' ');
 
 const TOKEN_ERRORS = ['UNKNOWN_CLIENT_ID', 'INCORRECT_CLIENT_SECRET', 'UNKNOWN_AUTHORIZATION_CODE', 'MISMATCH_AUTHORIZATION_CODE',
-  'EXPIRED_AUTHORIZATION_CODE', 'MISSING_PKCE_PARAMETERS', 'INVALID_PKCE_CHALLENGE', 'INCORRECT_REDIRECT_URI', 'REFRESH_TOKEN_UNKNOWN', 'INVALID_SCOPES'] as const satisfies AuthErrorName[];
+  'EXPIRED_AUTHORIZATION_CODE', 'MISSING_PKCE_PARAMETERS', 'INVALID_PKCE_CHALLENGE', 'INCORRECT_REDIRECT_URI', 'REFRESH_TOKEN_UNKNOWN', 'INVALID_SCOPES',
+  'INVALID_TARGET', 'INSUFFICIENT_AAL'] as const satisfies AuthErrorName[];
 
 /** The OAuth-server path's sentence on errnos, added to a description written with auth errnos. */
-const OAUTH_ERRNOS_NOTE = 'This path answers from the OAuth server\'s error catalogue (the portal\'s error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client\'s code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.';
+const OAUTH_ERRNOS_NOTE = 'This path answers from the OAuth server\'s error catalogue (the portal\'s error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client\'s code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type, 122 invalid_target; a session below the account\'s AAL keeps the auth server\'s 400/222, which has no twin.';
 
 const TOKEN_DESCRIPTION = [
   'Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`.',
   'A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret.',
   '`authorization_code`: unknown code 400/172, another client\'s 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request\'s 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued.',
-  '`fxa-credentials` (POST /oauth/token with a confirmed session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or another client\'s token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working; presenting a replaced token again (a copy, or the loser of two concurrent refreshes: there is no grace period) ends its grant, the current refresh token and every access token of it, and answers as for an unknown token (RFC 9700 §4.14.2 reuse detection).',
-  `Token exchange (\`grant_type=${TOKEN_EXCHANGE_GRANT}\`, RFC 8693): a client registered with canGrant sends its refresh token as \`subject_token\` with \`subject_token_type=${REFRESH_TOKEN_TYPE}\` and the scopes to add as \`scope\` (required); it gets an access token and a new refresh token for the union of the scopes, and the refresh token sent stops working (of two exchanges of one token, one succeeds); presenting it again, here or as a refresh, ends the grant as a replaced rotated token does. Unknown, revoked, expired or another client's subject token 400/182; a client without canGrant, a scope the client is not allowed, or a scope carrying a scoped key not already granted 400/163. The answer adds \`issued_token_type\`.`,
+  '`fxa-credentials` (POST /oauth/token with a session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. The session must be confirmed (400/138) on a confirmed account (400/104), and on an account with two-step authentication confirmed by the second factor (400/222, as /oauth/authorization answers). A refresh grant made before the account turned two-step on keeps working: it is the same grant, not a new one. `refresh_token`: unknown, revoked, expired or another client\'s token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working; presenting a replaced token again (a copy, or the loser of two concurrent refreshes: there is no grace period) ends its grant, the current refresh token and every access token of it, and answers as for an unknown token (RFC 9700 §4.14.2 reuse detection).',
+  `Token exchange (\`grant_type=${TOKEN_EXCHANGE_GRANT}\`, RFC 8693): a client registered with canGrant sends its refresh token as \`subject_token\` with \`subject_token_type=${REFRESH_TOKEN_TYPE}\` and the scopes to add as \`scope\` (required); it gets an access token and a new refresh token for the union of the scopes, and the refresh token sent stops working (of two exchanges of one token, one succeeds); presenting it again, here or as a refresh, ends the grant as a replaced rotated token does. Unknown, revoked, expired or another client's subject token 400/182; a client without canGrant, a scope the client is not allowed, or a scope carrying a scoped key not already granted 400/163. A confidential client authenticates with its secret; a public client, which has none, must send the request to POST /oauth/token with the session token of the refresh token's account (Hawk), confirmed at the account's AAL (RFC 8693 §5: without client authentication the token alone would be enough): without one 401/110 (401/104 on /token), another account's session 400/182, an unconfirmed one 400/138, one below the account's AAL 400/222. On an account with two-step authentication, a grant made without the second factor is not widened (400/222). The answer adds \`issued_token_type\`.`,
   'The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client\'s lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one.',
-  'Clients registered with pairwise subjects get as `sub` a pairwise id (32 hex) that depends on the client, the account, `ppid_seed` and, if the client rotates them, the period; clients registered with JWT access tokens get `access_token` as an RS256 JWT (`typ` at+jwt). `resource` (an absolute URI without fragment, else 400/109 or 400/107) adds that URI to the `aud` of the id_token and of a JWT access token.',
+  'Clients registered with pairwise subjects get as `sub` a pairwise id (32 hex) that depends on the client, the account, `ppid_seed` and, if the client rotates them, the period; clients registered with JWT access tokens get `access_token` as an RS256 JWT (`typ` at+jwt). `resource` (an absolute URI without fragment, else 400/109 or 400/107) must be one of the resources the client is registered for (`allowedResources`, compared exactly; else `invalid_target`, 400/224, 400/122 on /token, RFC 8707 §2), and adds that URI to the `aud` of the id_token and of a JWT access token.',
 ].join(' ');
 
 /** What the OAuth-server paths do with `assertion` (assertion.ts). */
@@ -182,16 +183,21 @@ export const grantRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; jwk
     app.post(path, {
       // /oauth/token also takes a session (the fxa-credentials grant); a Basic header is client authentication.
       config: path === '/oauth/token'
-        ? { auth: { strategies: ['sessionToken'], optional: true, clientBasic: true }, rateLimit: { actions: ['oauthToken'] } }
+        ? {
+          auth: {
+            strategies: ['sessionToken'], optional: true, clientBasic: true,
+            unconfirmed: 'The session is optional and only two grants use it, each checking its state itself: fxa-credentials needs it confirmed at the account\'s AAL (400/138, 400/222), and a public client\'s token exchange the same, for the account of the refresh token.',
+          },
+          rateLimit: { actions: ['oauthToken'] },
+        }
         : { auth: 'none', catalogue: 'oauth', assertion: true, rateLimit: { actions: ['oauthToken'] } },
       schema: {
         operationId: path === '/token' ? 'token' : 'oauthToken',
         tags: [TAG], summary: path === '/token' ? 'Get tokens (OAuth server path)' : 'Get tokens',
         description: path === '/token' ? TOKEN_DESCRIPTION_OAUTH : TOKEN_DESCRIPTION,
         body: path === '/token' ? TokenServerBody : TokenBody,
-        response: path === '/token' ? oauthResponses(TokenReply, [...TOKEN_ERRORS, 'INVALID_TOKEN'], { grantType: true, assertion: true }) : responses(TokenReply, ['UNKNOWN_CLIENT_ID', 'INCORRECT_CLIENT_SECRET', 'UNKNOWN_AUTHORIZATION_CODE', 'MISMATCH_AUTHORIZATION_CODE',
-          'EXPIRED_AUTHORIZATION_CODE', 'MISSING_PKCE_PARAMETERS', 'INVALID_PKCE_CHALLENGE', 'INCORRECT_REDIRECT_URI', 'REFRESH_TOKEN_UNKNOWN', 'INVALID_SCOPES',
-          ...(path === '/oauth/token' ? ['SESSION_UNVERIFIED', 'ACCOUNT_UNVERIFIED'] as const : [])], { auth: path === '/oauth/token' }),
+        response: path === '/token' ? oauthResponses(TokenReply, [...TOKEN_ERRORS, 'INVALID_TOKEN'], { grantType: true, assertion: true })
+          : responses(TokenReply, [...TOKEN_ERRORS, 'SESSION_UNVERIFIED', 'ACCOUNT_UNVERIFIED'], { auth: true }),
       },
     }, async (req) => grants.token(path === '/token' ? refuseAssertion(req.body) : req.body, req.headers.authorization, req.auth?.strategy === 'sessionToken' ? credentialsOf(req, 'sessionToken') : null, contextOf(req)));
   }

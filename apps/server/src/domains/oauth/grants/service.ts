@@ -10,7 +10,7 @@ import type { SigningKey } from '../../keys/index.js';
 import type { AccessTokenJwts } from '../access-jwt.js';
 import { checkPairwiseScopes, subjectFor } from '../ppid.js';
 import { checkResource } from './resource.js';
-import { isSessionVerified, type SessionWithAccount } from '../../sessions/index.js';
+import { isSessionVerified, meetsMinimumAal, sessionAal, type SessionWithAccount } from '../../sessions/index.js';
 import type { SecurityEvents } from '../../security-events/index.js';
 import type { RequestContext } from '../../../http/context.js';
 import type { OAuthService } from '../service.js';
@@ -104,6 +104,18 @@ export interface GrantsDeps {
   ppidSecret: string;
   /** Where a detected refresh-token reuse is recorded for the account (account.oauth_refresh_token_reused). */
   securityEvents?: SecurityEvents;
+  /** Whether the account has two-step authentication on (its required AAL is 2): a token exchange of an AAL1 grant is then refused. */
+  secondFactor: { required(db: Executor, uid: string): Promise<boolean> };
+}
+
+/**
+ * How a confirmed session was authenticated, as the id_token's `amr` and `acr` and the access token
+ * keep it: the password and the email (AAL1), or the password and a second factor (AAL2: an app's
+ * TOTP code, a backup code or a recovery phone's code — each a one-time password, RFC 8176 `otp`).
+ */
+export function authenticationOf(session: SessionWithAccount): { amr: string[]; aal: 1 | 2 } {
+  const aal = sessionAal(session);
+  return { aal, amr: aal === 2 ? ['pwd', 'otp'] : ['pwd', 'email'] };
 }
 
 const sha256 = (s: string) => hash('sha256', Buffer.from(s, 'latin1'), 'buffer');
@@ -162,8 +174,8 @@ export class GrantsService {
       throw appError('MISSING_PKCE_PARAMETERS', {}, 'code_challenge_method must be S256 when a code_challenge is sent (plain is not supported)');
     }
     if (client.publicClient && req.code_challenge === undefined) throw appError('MISSING_PKCE_PARAMETERS');
-    const aal = session.verificationMethod === 'totp-2fa' ? 2 : 1;
-    const amr = aal === 2 ? ['pwd', 'otp'] : ['pwd', 'email'];
+    // The sessionTokenVerified strategy let only a session at the account's AAL through (issue 22).
+    const { aal, amr } = authenticationOf(session);
     if (req.acr_values?.split(' ').includes('AAL2') && aal < 2) throw appError('INSUFFICIENT_ACR_VALUES', { foundValue: `AAL${aal}` });
     const code = randomHex(32);
     await insertCode(this.deps.db, {
@@ -221,15 +233,15 @@ export class GrantsService {
       // The client and the refresh token in one read; the client is checked before the token is used.
       const read = await findClientWithRefreshToken(this.deps.db, credentials.clientId, hashToken(body.refresh_token.toLowerCase()));
       const client = this.verifyClient(read.client, credentials);
-      checkResource(body.resource);
+      checkResource(client, body.resource);
       return this.refreshGrant(client, body, ctx, read.token);
     }
     const client = this.verifyClient(await this.deps.oauth.findClient(this.deps.db, credentials.clientId), credentials);
-    checkResource(body.resource);
+    checkResource(client, body.resource);
     if (grant === 'authorization_code') return this.codeGrant(client, body);
     if (grant === 'refresh_token') return this.refreshGrant(client, body, ctx);
     if (grant === 'fxa-credentials') return this.credentialsGrant(client, body, session);
-    if (grant === TOKEN_EXCHANGE_GRANT) return this.exchangeGrant(client, body, ctx);
+    if (grant === TOKEN_EXCHANGE_GRANT) return this.exchangeGrant(client, body, session, ctx);
     throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: ['grant_type'], message: `unsupported grant_type ${grant}` } });
   }
 
@@ -270,7 +282,7 @@ export class GrantsService {
     const grantId = randomHex(16);
     const issued = await this.deps.db.transaction().execute(async (trx) => {
       if (!(await claimCode(trx, codeHash, now))) return null;
-      const access = await this.mintAccessToken(trx, client, { uid: code.uid, subject, scope: code.scope, resource: body.resource, grantId }, now, ttl);
+      const access = await this.mintAccessToken(trx, client, { uid: code.uid, subject, scope: code.scope, resource: body.resource, grantId, amr: code.amr, aal: code.aal }, now, ttl);
       const accessToken = access.token;
       let refreshToken: string | undefined;
       if (code.offline) {
@@ -313,7 +325,7 @@ export class GrantsService {
     const ttl = this.ttlSeconds(client, body.ttl);
     const subject = this.subject(client, token.uid, body.ppid_seed ?? 0, now);
     // The access token joins the refresh token's grant: revoking the refresh token (or a rotated successor) ends it.
-    const grant = { uid: token.uid, subject, scope, resource: body.resource, grantId: token.grantId };
+    const grant = { uid: token.uid, subject, scope, resource: body.resource, grantId: token.grantId, amr: token.amr, aal: token.aal };
     const touch = now - token.lastUsedAt >= REFRESH_TOUCH_INTERVAL_MS;
     // Most refreshes write one row, the access token: one statement, no transaction needed.
     const issued = !client.rotateRefreshTokens && !touch
@@ -386,23 +398,26 @@ export class GrantsService {
 
   /**
    * The session-token grant for first-party clients (`canGrant`, e.g. browsers): the signed-in
-   * session itself authorizes, no code. Needs a confirmed session on a confirmed account.
+   * session itself authorizes, no code. Needs a confirmed account and a session confirmed at the
+   * account's AAL, as /oauth/authorization and /account/keys do: on an account with two-step
+   * authentication, a session confirmed by email only (or waiting for the second factor) gets
+   * 400/222 (issue 22, hole 1).
    */
   private async credentialsGrant(client: OAuthClient, body: TokenRequest, session: SessionWithAccount | null): Promise<TokenResponse> {
     if (!session) throw appError('INVALID_TOKEN', { detail: 'The fxa-credentials grant needs a session token' });
     if (!isSessionVerified(session)) throw appError('SESSION_UNVERIFIED');
     if (!session.account.emailVerified) throw appError('ACCOUNT_UNVERIFIED');
+    if (!meetsMinimumAal(session)) throw appError('INSUFFICIENT_AAL', {}, 'This request requires a higher authentication level: the account has two-step authentication, so confirm this session with the second factor (POST /session/verify/totp) before asking for tokens');
     if (!client.canGrant) throw appError('INVALID_SCOPES', { invalidScopes: [] }, 'This client may not use the fxa-credentials grant (it is not registered with canGrant)');
     const scope = parseScope(body.scope ?? 'profile');
     this.checkScopes(client, scope);
     const now = this.deps.clock.now();
     const ttl = this.ttlSeconds(client, body.ttl);
-    const aal = session.verificationMethod === 'totp-2fa' ? 2 : 1;
-    const amr = aal === 2 ? ['pwd', 'otp'] : ['pwd', 'email'];
+    const { aal, amr } = authenticationOf(session);
     const subject = this.subject(client, session.uid, body.ppid_seed ?? 0, now);
     const grantId = randomHex(16);
     const issued = await this.deps.db.transaction().execute(async (trx) => {
-      const { token: accessToken } = await this.mintAccessToken(trx, client, { uid: session.uid, subject, scope, resource: body.resource, grantId }, now, ttl);
+      const { token: accessToken } = await this.mintAccessToken(trx, client, { uid: session.uid, subject, scope, resource: body.resource, grantId, amr, aal }, now, ttl);
       let refreshToken: string | undefined;
       if (body.access_type === 'offline') {
         refreshToken = randomHex(32);
@@ -417,7 +432,7 @@ export class GrantsService {
   }
 
   /** Token exchange (grants/token-exchange.ts): a refresh token of a canGrant client, traded for one with more scopes. */
-  private async exchangeGrant(client: OAuthClient, body: TokenRequest, ctx?: Pick<RequestContext, 'ip'>): Promise<TokenResponse> {
+  private async exchangeGrant(client: OAuthClient, body: TokenRequest, session: SessionWithAccount | null, ctx?: Pick<RequestContext, 'ip'>): Promise<TokenResponse> {
     const now = this.deps.clock.now();
     const ttl = this.ttlSeconds(client, body.ttl);
     const { grant, accessToken, refreshToken } = await exchangeRefreshToken({
@@ -426,10 +441,38 @@ export class GrantsService {
       subjectOf: (uid) => this.subject(client, uid, body.ppid_seed ?? 0, now),
       mint: async (trx, g) => (await this.mintAccessToken(trx, client, { ...g, resource: body.resource }, now, ttl)).token,
       revokeIfReused: (hash) => this.revokeIfReused(hash, ctx),
+      checkHolder: (token) => this.checkExchangeHolder(client, session, token),
     }, client, body, now, parseScope, (c, s) => this.checkScopes(c, s));
     await this.pruneRetired(now);
     const out = await this.answer(client, { ...grant, resource: body.resource, nonce: null }, accessToken, ttl, now, refreshToken);
     return { ...out, issued_token_type: ACCESS_TOKEN_TYPE };
+  }
+
+  /**
+   * Who may widen a grant by token exchange (issue 22, hole 6). RFC 8693 §2.1 authenticates the
+   * client by the usual OAuth means and leaves unauthenticated clients to the server; §5 warns that
+   * without client authentication anyone holding the token can exchange it. A confidential client
+   * proves itself with its secret (checked before this). A public client proves nothing but its id,
+   * so it must bring the person instead: the request carries the session token of the account the
+   * refresh token belongs to, confirmed at the account's AAL (POST /oauth/token, Hawk). Either way an
+   * exchange is a new authorization: on an account with two-step authentication, a grant made at
+   * AAL1 (before two-step was turned on) is not widened without a second factor.
+   */
+  private async checkExchangeHolder(client: OAuthClient, session: SessionWithAccount | null, token: RefreshToken): Promise<void> {
+    if (client.publicClient) {
+      if (!session) {
+        throw appError('INVALID_TOKEN', { detail: 'A public client exchanges a refresh token only with the session token of its account' },
+          'A public client cannot authenticate, so it exchanges a refresh token only beside the signed-in session of the same account (RFC 8693 §5): send the request to POST /v1/oauth/token signed with Hawk using the session token');
+      }
+      // Another account's session proves nothing about this token: as unknown as another client's.
+      if (session.uid !== token.uid) throw appError('REFRESH_TOKEN_UNKNOWN');
+      if (!isSessionVerified(session)) throw appError('SESSION_UNVERIFIED');
+      if (!meetsMinimumAal(session)) throw appError('INSUFFICIENT_AAL');
+      return;
+    }
+    if (token.aal < 2 && await this.deps.secondFactor.required(this.deps.db, token.uid)) {
+      throw appError('INSUFFICIENT_AAL', {}, 'This grant was made without a second factor and the account now has two-step authentication: a token exchange cannot widen it; authorize again with a session confirmed by the second factor');
+    }
   }
 
   private ttlSeconds(client: OAuthClient, asked: number | undefined): number {
@@ -448,7 +491,8 @@ export class GrantsService {
    * authorization grant: revoking the grant's refresh token deletes it (RFC 7009 §2.1).
    */
   private async mintAccessToken(
-    trx: Executor, client: OAuthClient, g: { uid: string; subject: string; scope: string[]; resource?: string | undefined; grantId: string | null }, now: number, ttl: number,
+    trx: Executor, client: OAuthClient,
+    g: { uid: string; subject: string; scope: string[]; resource?: string | undefined; grantId: string | null; amr: string[]; aal: number }, now: number, ttl: number,
   ): Promise<{ token: string; hash: string }> {
     const expiresAt = now + ttl * 1000;
     const opaque = client.jwtAccessTokens ? null : randomHex(32);
@@ -456,6 +500,7 @@ export class GrantsService {
     const hash = opaque ? hashToken(opaque) : jwtAccessTokenHash(jti);
     await insertAccessToken(trx, {
       tokenHash: hash, clientId: client.id, uid: g.uid, subject: g.subject, scope: g.scope, createdAt: now, expiresAt, profileChangedAt: now, grantId: g.grantId,
+      amr: g.amr, aal: g.aal,
     });
     if (opaque) return { token: opaque, hash };
     const token = await this.deps.accessJwts.sign({

@@ -12,10 +12,12 @@ import { deleteRefreshToken, findRefreshToken, insertRefreshToken, retireRefresh
 // of two exchanges racing on one token, only one finds it to delete.
 //
 // What a stolen refresh token can do with it is bounded on purpose: the thief must also pass the
-// client's authentication, the client must be registered with canGrant (the same first-party flag
-// the session grant needs), the scopes must be ones the client is allowed, and no scope carrying a
-// scoped key can be gained (a key is only ever released to a signed-in session that holds kB, and
-// a refresh token proves no such thing). The new refresh token keeps the old one's sign-in time,
+// client's authentication — a confidential client's secret, or for a public client, which has none,
+// the signed-in session of the same account at its AAL (service.ts checkExchangeHolder; RFC 8693 §5) —
+// the client must be registered with canGrant (the same first-party flag the session grant needs),
+// the scopes must be ones the client is allowed, and no scope carrying a scoped key can be gained
+// (a key is only ever released to a signed-in session that holds kB, and a refresh token proves no
+// such thing). On an account with two-step authentication, an AAL1 grant is never widened. The new refresh token keeps the old one's sign-in time,
 // authentication methods and expiry: an exchange never makes a grant fresher or longer-lived.
 //
 // The replaced subject token is retired (RFC 9700 §4.14.2, as a rotation retires one): presenting
@@ -41,9 +43,11 @@ export interface TokenExchangeDeps {
   /** The `sub` the client is shown for the account (the uid, or a pairwise client's id). */
   subjectOf: (uid: string) => string;
   /** Writes the access token (opaque or JWT, as the client is registered) in `trx`; returns it. */
-  mint: (trx: Executor, grant: { uid: string; subject: string; scope: string[]; grantId: string | null }) => Promise<string>;
+  mint: (trx: Executor, grant: { uid: string; subject: string; scope: string[]; grantId: string | null; amr: string[]; aal: number }) => Promise<string>;
   /** Reuse detection: ends the grant of a retired refresh token (store.ts revokeReusedGrant) in a transaction. */
   revokeIfReused: (tokenHash: string) => Promise<void>;
+  /** Throws unless the caller may widen this grant (a public client's session, the account's AAL: service.ts). */
+  checkHolder: (token: RefreshToken) => Promise<void>;
 }
 
 /** What the exchange issued; the grant service turns it into the token answer. */
@@ -86,6 +90,7 @@ export async function exchangeRefreshToken(
     throw appError('INVALID_SCOPES', { invalidScopes: keyBearing },
       `Scopes that carry a scoped key cannot be gained by a token exchange, only through a sign-in: ${keyBearing.join(' ')}`);
   }
+  await deps.checkHolder(token);
   const scope = [...token.scope, ...gained];
   const subject = deps.subjectOf(token.uid);
   const issued = await deps.db.transaction().execute(async (trx) => {
@@ -95,7 +100,7 @@ export async function exchangeRefreshToken(
     const refreshToken = randomHex(32);
     await insertRefreshToken(trx, { ...token, tokenHash: hashToken(refreshToken), scope, createdAt: now, lastUsedAt: now });
     // The successor keeps the grant id: revoking it later ends this access token and the earlier ones.
-    const accessToken = await deps.mint(trx, { uid: token.uid, subject, scope, grantId: token.grantId });
+    const accessToken = await deps.mint(trx, { uid: token.uid, subject, scope, grantId: token.grantId, amr: token.amr, aal: token.aal });
     return { accessToken, refreshToken };
   });
   if (!issued) {

@@ -8,6 +8,7 @@ import type { AccountRecords } from '../../accounts/index.js';
 import { isJwtShaped, JWT_ACCESS_TOKEN_TYPE, type AccessTokenJwts } from '../access-jwt.js';
 import { deleteAccessTokenByHash, findRefreshToken, revokeRefreshTokenGrant } from './store.js';
 import type { OAuthReads } from '../cached-reads.js';
+import { pairwiseMarker } from '../ppid.js';
 import { findAccessTokenByHash, findClient, hashToken, HEX64, type AccessToken, type OAuthClient } from '../store.js';
 
 // What relying parties and resource servers do with issued tokens: introspection (RFC 7662),
@@ -35,6 +36,8 @@ export interface TokensDeps {
   accessJwts: AccessTokenJwts;
   /** The client and access-token reads of introspection, cached briefly (cached-reads.ts). */
   reads: OAuthReads;
+  /** OAUTH_PPID_SECRET: keys the markers pairwise clients get instead of account timestamps. */
+  ppidSecret: string;
 }
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
@@ -46,8 +49,24 @@ export function scopeAllows(scopes: string[], scope: string): boolean {
   return scopes.includes('profile') || scopes.includes('profile:write') || scopes.includes(scope) || scopes.includes(`${scope}:write`);
 }
 
+/** `profile:amr`: how the sign-in behind the token was authenticated; nothing for tokens that do not know (older rows, stub accounts'). */
+function authentication(token: AccessToken, names: { amr: string; twoStep?: string }) {
+  if (!token.amr) return {};
+  return { [names.amr]: token.amr, ...(names.twoStep ? { [names.twoStep]: (token.aal ?? 1) >= 2 } : {}) };
+}
+
 export class TokensService {
   constructor(private readonly deps: TokensDeps) {}
+
+  /**
+   * An account timestamp as the token's client may see it: itself, or for a pairwise client (whose
+   * tokens carry a subject other than the uid) a per-subject marker (ppid.ts pairwiseMarker), so that
+   * no value is the same for the account at two clients. Null stays null.
+   */
+  private timestamp<V extends number | null>(token: AccessToken, field: string, value: V): V {
+    if (value === null || token.subject === token.uid) return value;
+    return pairwiseMarker(this.deps.ppidSecret, token.subject, field, value) as V;
+  }
 
   /** An opaque or JWT access token, live (not expired, not revoked). */
   private liveAccessToken(token: string): Promise<AccessToken | null> {
@@ -108,7 +127,10 @@ export class TokensService {
     const account = t && await this.deps.records.find(this.deps.db, t.uid);
     if (!t || !account) throw appError('INVALID_TOKEN', { detail: 'The access token is unknown, expired or revoked' });
     // A pairwise client's token shows its pairwise subject: /verify needs only the token, so the uid would leak to the client.
-    return { user: t.subject, client_id: t.clientId, scope: t.scope, generation: account.verifierSetAt, profile_changed_at: account.profileChangedAt };
+    return {
+      user: t.subject, client_id: t.clientId, scope: t.scope,
+      generation: this.timestamp(t, 'generation', account.verifierSetAt), profile_changed_at: this.timestamp(t, 'profileChangedAt', account.profileChangedAt),
+    };
   }
 
   /**
@@ -167,7 +189,7 @@ export class TokensService {
       sub: token.subject,
       ...(scopeAllows(token.scope, 'profile:email') ? { email: emails.find((e) => e.isPrimary)?.email ?? account.email, email_verified: account.emailVerified } : {}),
       ...(scopeAllows(token.scope, 'profile:locale') && account.locale ? { locale: account.locale } : {}),
-      ...(scopeAllows(token.scope, 'profile:amr') ? { amr: ['pwd', 'email'] } : {}),
+      ...(scopeAllows(token.scope, 'profile:amr') ? authentication(token, { amr: 'amr' }) : {}),
     };
   }
 
@@ -181,10 +203,10 @@ export class TokensService {
       uid: token.subject, sub: token.subject,
       ...(scopeAllows(token.scope, 'profile:email') ? { email: emails.find((e) => e.isPrimary)?.email ?? account.email } : {}),
       ...(scopeAllows(token.scope, 'profile:locale') ? { locale: account.locale } : {}),
-      ...(scopeAllows(token.scope, 'profile:amr') ? { amrValues: ['pwd', 'email'], twoFactorAuthentication: false } : {}),
-      ...(scopeAllows(token.scope, 'profile:account_disabled_at') ? { accountDisabledAt: account.disabledAt } : {}),
-      ...(scopeAllows(token.scope, 'profile:account_locked_at') ? { accountLockedAt: account.lockedAt } : {}),
-      profileChangedAt: account.profileChangedAt,
+      ...(scopeAllows(token.scope, 'profile:amr') ? authentication(token, { amr: 'amrValues', twoStep: 'twoFactorAuthentication' }) : {}),
+      ...(scopeAllows(token.scope, 'profile:account_disabled_at') ? { accountDisabledAt: this.timestamp(token, 'accountDisabledAt', account.disabledAt) } : {}),
+      ...(scopeAllows(token.scope, 'profile:account_locked_at') ? { accountLockedAt: this.timestamp(token, 'accountLockedAt', account.lockedAt) } : {}),
+      profileChangedAt: this.timestamp(token, 'profileChangedAt', account.profileChangedAt),
     };
   }
 }

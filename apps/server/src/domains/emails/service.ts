@@ -34,6 +34,12 @@ function minutes(ms: number): number {
   return Math.round(ms / 60000);
 }
 
+/** Issue 22: what a session waiting for the second factor is answered when it asks for email. */
+function secondFactorRequired() {
+  return appError('INSUFFICIENT_AAL', {},
+    'This sign-in waits for the second factor (two-step authentication is on): confirm it with a code from the authenticator app (POST /session/verify/totp), a backup code (POST /session/verify/recoveryCode) or the recovery phone; email does not confirm it');
+}
+
 export class Confirmations implements SigninConfirmations {
   constructor(private readonly deps: ConfirmationDeps) {}
 
@@ -46,11 +52,25 @@ export class Confirmations implements SigninConfirmations {
   }
 
   /**
+   * Issue 22: a session waiting for the second factor is refused (222) whatever asks to send it a
+   * code or confirm it by one. Its account's two-step state is read now, not from the request's
+   * cached session. A sign-up (the address unconfirmed) still proves the address by email; the
+   * session itself is then still left to the second factor (the store's condition).
+   */
+  private async refuseIfAwaitingSecondFactor(session: Session): Promise<void> {
+    if (session.tokenVerificationId === null) return;
+    const current = await this.deps.sessions.findWithAccount(this.deps.db, session.id);
+    if (current?.account.emailVerified && this.deps.sessions.awaitsSecondFactor(current)) throw secondFactorRequired();
+  }
+
+  /**
    * The session's confirmation code for another channel (a push to the account's other devices):
    * a fresh one, replacing any emailed before; /session/verify_code and /session/verify/verify_push
-   * check it alike.
+   * check it alike. 222 for a session waiting for the second factor: another device's code is no
+   * second factor.
    */
-  codeForSession(session: Session): Promise<string> {
+  async codeForSession(session: Session): Promise<string> {
+    await this.refuseIfAwaitingSecondFactor(session);
     return this.issueCode(session.id);
   }
 
@@ -97,18 +117,24 @@ export class Confirmations implements SigninConfirmations {
     return account;
   }
 
-  /** `POST /session/resend_code`: a fresh code for whatever the session is waiting on. */
+  /**
+   * `POST /session/resend_code`: a fresh code for whatever the session is waiting on; 222 for a
+   * sign-in waiting for the second factor.
+   */
   async resendCode(session: Session, ctx: FlowContext): Promise<void> {
+    await this.refuseIfAwaitingSecondFactor(session);
     await this.sendFor(await this.accountOf(session), session, 'email-otp', ctx);
   }
 
   /**
    * `POST /recovery_email/resend_code`: the link email again for whatever the session is waiting
-   * on. An `email` naming an address that is not the account's gets 150.
+   * on. An `email` naming an address that is not the account's gets 150; a sign-in waiting for the
+   * second factor, 222.
    */
   async resendLink(session: Session, email: string | undefined, ctx: FlowContext): Promise<void> {
     const account = await this.accountOf(session);
     if (email !== undefined && email.toLowerCase() !== account.email.toLowerCase()) throw appError('RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL');
+    await this.refuseIfAwaitingSecondFactor(session);
     await this.sendFor(account, session, 'email', ctx);
   }
 
@@ -121,11 +147,13 @@ export class Confirmations implements SigninConfirmations {
 
   /**
    * `POST /session/verify_code`: a 6-digit code confirms this session, and the address too when
-   * the session was waiting on sign-up. Wrong → 183, expired → 153, no code left → 183.
+   * the session was waiting on sign-up. Wrong → 183, expired → 153, no code left → 183; a sign-in
+   * waiting for the second factor → 222, before any code is checked or try spent.
    */
   async verifySessionCode(session: Session, account: Account, code: string, ctx: RequestContext): Promise<{ notice: boolean }> {
     const { db, clock, secret, records, sessions, securityEvents } = this.deps;
     if (!session.tokenVerificationId && account.emailVerified) return { notice: false };
+    await this.refuseIfAwaitingSecondFactor(session);
     const now = clock.now();
     await records.checkCodeBudget(db, account.uid, now);
     const result = await sessions.checkCode(db, { secret, uid: session.uid, sessionId: session.id, code, now, maxFailures: this.deps.codeFailuresPerSession });
@@ -140,6 +168,8 @@ export class Confirmations implements SigninConfirmations {
       // session a racing request confirmed first is not pushed twice.
       if (signup) await records.markEmailVerified(trx, account.uid, now);
       const confirmed = await sessions.markVerified(trx, session.id, 'email-2fa', now);
+      // Not confirmed and still waiting: two-step was turned on since the check above.
+      if (!signup && !confirmed && (await sessions.find(trx, session.id))?.tokenVerificationId) throw secondFactorRequired();
       if (!signup && confirmed) await records.accountChanged(trx, account.uid, 'state');
       await sessions.clearCode(trx, session.id);
       await securityEvents.record(trx, account.uid, { name: signup ? 'account.email_verified' : 'account.login.confirmed', ctx, verified: true, additionalInfo: { method: 'code' } });
@@ -160,12 +190,19 @@ export class Confirmations implements SigninConfirmations {
     if (!account) return null;
     if (constantTimeStringEqual(code, account.emailCode)) return account.emailVerified ? null : { kind: 'signup', email: account.email };
     const [session] = await sessions.listAwaiting(db, uid, code);
-    return session ? { kind: 'signin', email: account.email, device: describeDevice(session.ua), at: session.createdAt } : null;
+    if (!session) return null;
+    // A sign-in waiting for the second factor is not the link's to confirm (issue 22).
+    const current = await sessions.findWithAccount(db, session.id);
+    if (!current || sessions.awaitsSecondFactor(current)) return null;
+    return { kind: 'signin', email: account.email, device: describeDevice(session.ua), at: session.createdAt };
   }
 
   /**
    * `POST /recovery_email/verify_code` (the emailed link): the account's emailCode confirms the
    * address and the session that signed up; a session's tokenVerificationId confirms that session.
+   * On an account with two-step on no session is confirmed by a link (issue 22): a sign-in link
+   * of a session still waiting answers 222 (it waits for the second factor), a sign-up link still
+   * confirms the address.
    */
   async verifyLinkCode(uid: string, code: string, ctx: RequestContext, onNoticeFailure: (err: unknown) => void = () => undefined) {
     const { db, clock, records, sessions } = this.deps;
@@ -178,6 +215,8 @@ export class Confirmations implements SigninConfirmations {
     await db.transaction().execute(async (trx) => {
       const verifiedEmail = isEmailCode && (await records.markEmailVerified(trx, uid, now));
       confirmed = await sessions.markVerifiedByVerificationId(trx, uid, code, 'email', now);
+      // None confirmed, yet some still wait on this code: they wait for the second factor.
+      if (!isEmailCode && confirmed === 0 && waiting.length > 0 && (await sessions.listAwaiting(trx, uid, code)).length > 0) throw secondFactorRequired();
       if (confirmed > 0 && !verifiedEmail) await records.accountChanged(trx, uid, 'state');
       if (verifiedEmail || confirmed > 0) {
         await this.deps.securityEvents.record(trx, uid, { name: verifiedEmail ? 'account.email_verified' : 'account.login.confirmed', ctx, verified: true, additionalInfo: { method: 'link' } });

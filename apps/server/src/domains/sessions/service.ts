@@ -2,6 +2,7 @@ import { appError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { TokenSecrets } from '../../crypto/token-secrets.js';
+import { randomHex } from '@tessera/protocol';
 import { mintToken } from '../../crypto/tokens.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Executor } from '../../storage/executor.js';
@@ -9,9 +10,9 @@ import type { Database } from '../../storage/schema.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import { checkSessionCode, clearSessionCode, issueSessionCode, type CodeCheck } from './codes.js';
 import {
-  deleteSession, findSession, findSessionByName, insertSession, isSessionVerified, listSessionsAwaiting, listSessionsOf, markSessionsVerifiedByVerificationId,
-  elevateSession, markSessionVerified, sessionAal, setSessionAuthAt, setSessionHasDevice, touchSession,
-  type SecondFactorMethod, type Session, type SessionLocation, type SessionWithAccount, type VerificationMethodName,
+  awaitsSecondFactor, deleteSession, findSession, findSessionByName, findSessionWithAccount, insertSession, isSessionVerified, listSessionsAwaiting, listSessionsOf,
+  markSessionsVerifiedByVerificationId, elevateSession, markSessionVerified, sessionAal, setSessionAuthAt, setSessionHasDevice, touchSession,
+  type EmailVerificationMethod, type SecondFactorMethod, type Session, type SessionLocation, type SessionWithAccount, type VerificationMethodName,
 } from './store.js';
 import { parseUserAgent } from './user-agent.js';
 
@@ -142,6 +143,20 @@ export class SessionsService {
   }
 
   /**
+   * Issue 22: whether the session waits for the second factor (its account has two-step on and it
+   * is unconfirmed). Such a session is never sent an emailed code or link, and no email confirms it
+   * (the store refuses); only /session/verify/totp, a backup code or the recovery phone do.
+   */
+  awaitsSecondFactor(session: SessionWithAccount): boolean {
+    return awaitsSecondFactor(session);
+  }
+
+  /** The session of this handle with its account's facts (two-step on or not), read now, not from the cache. */
+  findWithAccount(db: Executor, id: string): Promise<SessionWithAccount | null> {
+    return findSessionWithAccount(db, id);
+  }
+
+  /**
    * A session of the account that a request names (`customSessionToken`, `sessionToken` of
    * /password/change/finish): by the token id FxA clients derive and send, or by its handle.
    */
@@ -170,8 +185,11 @@ export class SessionsService {
     return setSessionAuthAt(db, id, authAt);
   }
 
-  /** Confirms one session; false when it was already confirmed or is gone. */
-  markVerified(db: Executor, id: string, method: VerificationMethodName, now: number): Promise<boolean> {
+  /**
+   * Confirms one session by email; false when it was already confirmed, is gone, or waits for the
+   * second factor (issue 22: never confirmed by email once the account has two-step on).
+   */
+  markVerified(db: Executor, id: string, method: EmailVerificationMethod, now: number): Promise<boolean> {
     return markSessionVerified(db, id, method, now);
   }
 
@@ -183,8 +201,11 @@ export class SessionsService {
     return elevateSession(db, id, method, now);
   }
 
-  /** Confirms the sessions waiting on an emailed link's tokenVerificationId; how many. */
-  markVerifiedByVerificationId(db: Executor, uid: string, tokenVerificationId: string, method: VerificationMethodName, now: number): Promise<number> {
+  /**
+   * Confirms the sessions waiting on an emailed link's tokenVerificationId; how many. None when the
+   * account has two-step on: its sessions wait for the second factor (issue 22).
+   */
+  markVerifiedByVerificationId(db: Executor, uid: string, tokenVerificationId: string, method: EmailVerificationMethod, now: number): Promise<number> {
     return markSessionsVerifiedByVerificationId(db, uid, tokenVerificationId, method, now);
   }
 
@@ -243,28 +264,46 @@ export class SessionsService {
     };
   }
 
-  /** Destroys the caller's session, or another session of the same account named by id or handle. */
-  async destroy(session: Session, otherSession: string | undefined, ctx: RequestContext): Promise<void> {
+  /**
+   * Destroys the caller's session, or another session of the same account named by id or handle.
+   * Issue 22, hole 4: signing out another session takes what /account/attached_client/destroy
+   * takes, a session confirmed at the account's AAL (138 unconfirmed, 222 below AAL2 on a two-step
+   * account); a session signs out itself in any state. An unconfirmed caller is refused before the
+   * name is looked up, so it learns nothing about which names are sessions of the account.
+   */
+  async destroy(session: SessionWithAccount, otherSession: string | undefined, ctx: RequestContext): Promise<void> {
     const signedOut = (which: 'current' | 'other') => this.deps.securityEvents.record(this.deps.db, session.uid, {
       name: 'session.destroy', ctx, verified: isSessionVerified(session), additionalInfo: { session: which },
     });
     if (otherSession) {
       const other = await this.findNamed(this.deps.db, session.uid, otherSession);
+      const itself = other?.id === session.id;
+      if (!itself && !meetsMinimumAal(session)) {
+        throw !isSessionVerified(session)
+          ? appError('SESSION_UNVERIFIED', {}, 'Unconfirmed session: only a confirmed session signs out another session (a session may always sign out itself)')
+          : appError('INSUFFICIENT_AAL', {}, 'This request requires a higher authentication level: on an account with two-step authentication, only a session confirmed by the second factor signs out another session');
+      }
       if (!other) throw appError('INVALID_TOKEN', { detail: 'Unknown session' });
       await this.end(this.deps.db, other);
-      await signedOut(other.id === session.id ? 'current' : 'other');
+      await signedOut(itself ? 'current' : 'other');
       return;
     }
     await this.end(this.deps.db, session);
     await signedOut('current');
   }
 
-  /** A second session for the same sign-in, in the same confirmation state. */
+  /**
+   * A second session for the same sign-in, in the same confirmation state but with its own: a
+   * confirmed session's copy is confirmed the same way (method, so AAL); an unconfirmed session's
+   * copy waits on a verification id of its own, so that confirming either leaves the other as it
+   * was (the incumbent's protocol; issue 22). On a two-step account the copy waits for the second
+   * factor, as the original does.
+   */
   async duplicate(session: SessionWithAccount, ctx: RequestContext) {
     const now = this.deps.clock.now();
     const { data, session: copy } = await createSession(this.deps.db, this.deps.secrets, {
       uid: session.uid, now, ctx,
-      tokenVerificationId: session.tokenVerificationId,
+      tokenVerificationId: isSessionVerified(session) ? null : randomHex(16),
       mustVerify: session.mustVerify,
       reason: (session.verificationReason as SessionStart['reason']) ?? null,
       verifiedWith: session.verificationMethod,
@@ -274,7 +313,7 @@ export class SessionsService {
       uid: session.uid,
       sessionToken: data,
       authAt: Math.floor(copy.authAt / 1000),
-      ...verificationState(copy, session.account.emailVerified),
+      ...verificationState(copy, session.account.emailVerified, awaitsSecondFactor(session) && session.account.emailVerified ? 'totp-2fa' : undefined),
     };
   }
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
 import { preparedQuery } from '../../storage/prepared.js';
 import type { Database, SessionTokensTable } from '../../storage/schema.js';
 import type { Executor } from '../../storage/executor.js';
@@ -15,6 +15,8 @@ export function sessionAal(s: Pick<Session, 'tokenVerificationId' | 'verificatio
   return s.tokenVerificationId === null && (SECOND_FACTOR_METHODS as readonly string[]).includes(s.verificationMethod ?? '') ? 2 : 1;
 }
 export type VerificationMethodName = keyof typeof VERIFICATION_METHODS;
+/** The methods that prove the mailbox (a link, an emailed code or one shown on another device): AAL1. */
+export type EmailVerificationMethod = Exclude<VerificationMethodName, SecondFactorMethod>;
 const METHOD_NAMES = Object.fromEntries(Object.entries(VERIFICATION_METHODS).map(([k, v]) => [v, k])) as Record<number, VerificationMethodName>;
 
 export function methodName(code: number | null): VerificationMethodName | null {
@@ -75,6 +77,15 @@ export type SessionLocation = Partial<Record<'city' | 'country' | 'countryCode' 
 
 export function isSessionVerified(s: Session): boolean {
   return s.tokenVerificationId === null;
+}
+
+/**
+ * Issue 22: the session waits for the second factor. Once the account has two-step on, an
+ * unconfirmed session (whether it was opened before or after two-step was turned on) is confirmed
+ * by a second factor only: no email is sent for it, and no emailed code or link confirms it.
+ */
+export function awaitsSecondFactor(s: SessionWithAccount): boolean {
+  return !isSessionVerified(s) && s.account.twoStep;
 }
 
 function rowToSession(r: Selectable<SessionTokensTable>): Session {
@@ -222,13 +233,27 @@ const confirmed = (method: VerificationMethodName, now: number) => ({
   token_verification_id: null, must_verify: 0, verification_method: VERIFICATION_METHODS[method], verified_at: now, verification_reason: null,
 });
 
-/** Confirms one session; returns false when it was already confirmed or is gone. */
-export async function markSessionVerified(db: Executor, id: string, method: VerificationMethodName, now: number): Promise<boolean> {
+/**
+ * Issue 22: the condition of every confirmation by email — the session's account does not have
+ * two-step on (its sessions wait for the second factor, see awaitsSecondFactor). It is part of the
+ * UPDATE itself, so that no caller can confirm such a session by email, whatever it checked before;
+ * it reads the two-step domain's table (read-only), as the session lookup does.
+ */
+const withoutTwoStep = (eb: ExpressionBuilder<Database, 'session_tokens'>) => eb.not(eb.exists(
+  eb.selectFrom('totp').select('totp.uid').whereRef('totp.uid', '=', 'session_tokens.uid').where('totp.enabled', '=', 1),
+));
+
+/**
+ * Confirms one session by email; false when it was already confirmed, is gone, or waits for the
+ * second factor (its account has two-step on).
+ */
+export async function markSessionVerified(db: Executor, id: string, method: EmailVerificationMethod, now: number): Promise<boolean> {
   const r = await db
     .updateTable('session_tokens')
     .set(confirmed(method, now))
     .where('id_hash', '=', id)
     .where('token_verification_id', 'is not', null)
+    .where(withoutTwoStep)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
@@ -239,15 +264,19 @@ export async function elevateSession(db: Executor, id: string, method: Verificat
   return Number(r.numUpdatedRows) === 1;
 }
 
-/** Confirms the session(s) awaiting this tokenVerificationId (emailed links carry it). */
+/**
+ * Confirms the session(s) awaiting this tokenVerificationId (emailed links carry it), unless they
+ * wait for the second factor (the account has two-step on): then none.
+ */
 export async function markSessionsVerifiedByVerificationId(
-  db: Executor, uid: string, tokenVerificationId: string, method: VerificationMethodName, now: number,
+  db: Executor, uid: string, tokenVerificationId: string, method: EmailVerificationMethod, now: number,
 ): Promise<number> {
   const r = await db
     .updateTable('session_tokens')
     .set(confirmed(method, now))
     .where('uid', '=', uid)
     .where('token_verification_id', '=', tokenVerificationId)
+    .where(withoutTwoStep)
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
 }

@@ -277,7 +277,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     log: server.log,
   });
   const devices = createDevicesDomain({
-    db, clock, sessions: sessions.service, pushAllowedHosts: config.devices.pushAllowedHosts, push,
+    db, clock, sessions: sessions.service, pushAllowedHosts: config.devices.pushAllowedHosts, push, commandsPendingMax: config.devices.commandsPendingMax,
     commandsUrl: new URL('/v1/account/device/commands', config.server.publicUrl).toString(),
     confirmations: emails.service, codeLifetimeSeconds: config.signin.codeLifetimeSeconds,
     sessionProviders: (uid) => linkedAccounts.service.sessionProviders(db, uid),

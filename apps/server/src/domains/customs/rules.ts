@@ -163,6 +163,11 @@ recoveryPhoneSendCode            : ip       : 50  : 24 hours   : 15 minutes : ba
 recoveryPhoneCheck               : ip_uid   : 10  : 15 minutes : 15 minutes : block
 recoveryPhoneCheck               : ip       : 100 : 24 hours   : 15 minutes : ban
 
+# Device commands: each is stored for its target and pushed to it (a sign-in confirmed at the
+# account's AAL sends them; DEVICE_COMMANDS_PENDING_MAX also caps what waits for one device).
+invokeDeviceCommand              : ip_uid   : 300 : 15 minutes : 15 minutes : block
+invokeDeviceCommand              : uid      : 1000 : 24 hours  : 1 hour     : block
+
 # Account deletion.
 accountDestroy                   : ip_uid   : 5   : 15 minutes : 15 minutes : block
 accountDestroy                   : ip       : 100 : 24 hours   : 15 minutes : ban

@@ -32,3 +32,12 @@ export async function listCommands(db: Executor, uid: string, deviceId: string, 
 export async function deleteExpiredCommands(db: Executor, uid: string, deviceId: string, now: number): Promise<void> {
   await db.deleteFrom('device_commands').where('uid', '=', uid).where('device_id', '=', deviceId).where('expires_at', '<=', now).execute();
 }
+
+/** How many live commands wait for the device, and when the first of them expires (null: none). */
+export async function pendingCommands(db: Executor, uid: string, deviceId: string, now: number): Promise<{ count: number; firstExpiry: number | null }> {
+  const row = await db.selectFrom('device_commands')
+    .select((eb) => [eb.fn.countAll().as('n'), eb.fn.min('expires_at').as('first')])
+    .where('uid', '=', uid).where('device_id', '=', deviceId).where('expires_at', '>', now)
+    .executeTakeFirst();
+  return { count: Number(row?.n ?? 0), firstExpiry: row?.first === null || row?.first === undefined ? null : Number(row.first) };
+}

@@ -21,21 +21,38 @@ export function parsePushHosts(raw: string): PushHost[] {
   });
 }
 
+/** The outcome of checking a push callback: the URL to store and push to, or why it is refused. */
+export type PushCallbackCheck = { href: string; problem: null } | { href: null; problem: string };
+
 /**
- * Why `callback` may not be used as a push endpoint, or null when it may: an https URL without
- * credentials whose host and port an entry of `allowed` matches.
+ * Checks `callback` as a push endpoint: an https URL without credentials whose host and port an
+ * entry of `allowed` matches. The URL is parsed once (WHATWG) and its serialisation is what may be
+ * stored and pushed to, so that forms another parser reads differently (`https:///host/x`,
+ * percent-encoded or upper-case hosts, dot segments) can never be checked as one host and used as
+ * another: the host checked is the host of the URL kept.
  */
-export function pushCallbackProblem(callback: string, allowed: readonly PushHost[]): string | null {
+export function checkPushCallback(callback: string, allowed: readonly PushHost[]): PushCallbackCheck {
+  const refuse = (problem: string): PushCallbackCheck => ({ href: null, problem });
   let url: URL;
   try {
     url = new URL(callback);
   } catch {
-    return 'pushCallback must be a URL';
+    return refuse('pushCallback must be a URL');
   }
-  if (url.protocol !== 'https:') return 'pushCallback must be an https URL';
-  if (url.username || url.password) return 'pushCallback must not carry credentials';
+  if (url.protocol !== 'https:') return refuse('pushCallback must be an https URL');
+  if (url.username || url.password) return refuse('pushCallback must not carry credentials');
   const host = url.hostname.toLowerCase();
   const port = url.port === '' ? 443 : Number(url.port);
   const ok = allowed.some((a) => a.port === port && (a.wildcard ? host.endsWith(`.${a.host}`) : host === a.host));
-  return ok ? null : `pushCallback must be on an allowed push service host (${allowed.map((a) => `${a.wildcard ? '*.' : ''}${a.host}${a.port === 443 ? '' : `:${a.port}`}`).join(', ')})`;
+  if (!ok) return refuse(`pushCallback must be on an allowed push service host (${allowed.map((a) => `${a.wildcard ? '*.' : ''}${a.host}${a.port === 443 ? '' : `:${a.port}`}`).join(', ')})`);
+  if (url.href.length > PUSH_CALLBACK_MAX) return refuse(`pushCallback must be at most ${PUSH_CALLBACK_MAX} characters once normalised`);
+  return { href: url.href, problem: null };
+}
+
+/** Longest push callback kept, as normalised (the column's size and the documented limit). */
+export const PUSH_CALLBACK_MAX = 255;
+
+/** Why `callback` may not be used as a push endpoint, or null when it may (see checkPushCallback). */
+export function pushCallbackProblem(callback: string, allowed: readonly PushHost[]): string | null {
+  return checkPushCallback(callback, allowed).problem;
 }

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { hex, Location } from '../../http/schemas.js';
+import { hex, Location, StringEnum } from '../../http/schemas.js';
 import { DISPLAY_SAFE_PATTERN } from './rules.js';
 
 // The wire shapes of devices and attached clients (protocol.md §5.7, §5.8): the one source of both
@@ -19,11 +19,38 @@ export const name = Type.String({ maxLength: 255, pattern: DISPLAY_SAFE_PATTERN,
 export const type = Type.String({ maxLength: 16, pattern: DISPLAY_SAFE_PATTERN, description: 'What kind of device: desktop, mobile, tablet, vr, tv; at most 16 characters.' });
 export const pushCallback = Type.String({
   maxLength: 255, pattern: '^(?:https://.*)?$',
-  description: 'The Web Push subscription endpoint: an https URL of at most 255 characters on a host of PUSH_ALLOWED_HOSTS (the real push services by default). Empty: no push.',
+  description: 'The Web Push subscription endpoint: an https URL of at most 255 characters on a host of PUSH_ALLOWED_HOSTS (the real push services by default). Stored and answered normalised (as WHATWG URL serialises it: `https:///host/x` becomes `https://host/x`, hosts in lower case and percent-decoding undone), and checked as stored. Empty: no push.',
 });
 export const pushPublicKey = Type.String({ maxLength: 88, pattern: '^[A-Za-z0-9_-]*$', description: 'The subscription\'s P-256 public key (`p256dh`), base64url; pushes are encrypted to it (aes128gcm, RFC 8291).' });
 export const pushAuthKey = Type.String({ maxLength: 24, pattern: '^[A-Za-z0-9_-]*$', description: 'The subscription\'s 16-byte auth secret, base64url.' });
 export const location = Location;
+
+/**
+ * Firefox Sync's collections (one per engine) that a device may tell the others changed. Firefox
+ * sends `clients` after uploading its client record (`reason` `firstsync`) and after queueing a
+ * command for another device (`sendtab`); the others are its engines' names.
+ */
+export const SYNC_COLLECTIONS = ['addons', 'addresses', 'bookmarks', 'clients', 'creditcards', 'forms', 'history', 'passwords', 'prefs', 'tabs'] as const;
+
+/**
+ * What a client may push to the account's devices through POST /account/devices/notify: only what
+ * clients send each other (issue 22). The account events (`fxaccounts:*`: device connected or
+ * disconnected, password changed or reset, account destroyed, profile updated, command received,
+ * verify login) are the server's own: a device acts on them, so a client must never be able to
+ * send one in the server's name.
+ */
+export const NotifyPayload = Type.Object({
+  version: Type.Literal(1),
+  command: Type.Literal('sync:collection_changed', { description: 'The collections named changed on the server: the device syncs them now.' }),
+  data: Type.Object({
+    collections: Type.Array(StringEnum(SYNC_COLLECTIONS), { minItems: 1, maxItems: SYNC_COLLECTIONS.length, uniqueItems: true, description: 'Sync collections (engine names).' }),
+    reason: Type.Optional(Type.String({ pattern: '^[a-z_]{1,32}$', description: 'Why, in a word: Firefox sends `firstsync` or `sendtab`.' })),
+  }, { additionalProperties: false }),
+}, {
+  additionalProperties: false,
+  description: 'The one payload clients send each other: `{"version":1,"command":"sync:collection_changed","data":{"collections":["clients"],"reason":"firstsync"}}`. The account events (`fxaccounts:*`) come from the server only and are refused here (400/107).',
+});
+export type NotifyPayload = Static<typeof NotifyPayload>;
 
 const formatted = (of: string) => Type.String({
   description: `${of} as a relative time ("now", "5 minutes ago", "yesterday") in the caller's language (Accept-Language; English when none is supported).`,
@@ -55,9 +82,9 @@ export const ListedDevice = Type.Object({
   location,
   name: nullable(Type.String()),
   type: nullable(Type.String({ description: 'As registered, else the kind of device its session\'s User-Agent names.' })),
-  pushCallback: nullable(Type.String()),
-  pushPublicKey: nullable(Type.String()),
-  pushAuthKey: nullable(Type.String()),
+  pushCallback: nullable(Type.String({ description: 'Null for the other devices when the calling session is not confirmed at its account\'s AAL: the endpoint and keys let whoever holds them push to the device.' })),
+  pushPublicKey: nullable(Type.String({ description: 'Null like pushCallback.' })),
+  pushAuthKey: nullable(Type.String({ description: 'Null like pushCallback.' })),
   pushEndpointExpired: Type.Boolean(),
   availableCommands,
 });

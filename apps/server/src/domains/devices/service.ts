@@ -8,14 +8,14 @@ import { isUniqueViolation } from '../../storage/db.js';
 import { afterCommit } from '../../storage/after-commit.js';
 import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
-import { describeDevice, isSessionVerified, type Session, type SessionsService } from '../sessions/index.js';
+import { describeDevice, isSessionVerified, meetsMinimumAal, sessionAal, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import { formatAttachedClients, mergeAttachedClients, refreshTokenEntries, sessionEntries } from './attached-clients.js';
 import { deprecatedSessionList, deviceReply, listedDevices } from './lists.js';
-import { pushCallbackProblem, type PushHost } from './push-hosts.js';
-import { deleteExpiredCommands, insertCommand, listCommands } from './commands.js';
+import { checkPushCallback, type PushHost } from './push-hosts.js';
+import { deleteExpiredCommands, insertCommand, listCommands, pendingCommands } from './commands.js';
 import { ACCOUNT_EVENT_TTL_SECONDS, pushEvents } from './push-events.js';
 import { checkPushKeys } from './rules.js';
-import type { AttachedClient, ListedDevice } from './schemas.js';
+import type { AttachedClient, ListedDevice, NotifyPayload } from './schemas.js';
 import { timeLocaleOf } from './time-format.js';
 import {
   deleteDevice, deleteDeviceOfSession, deleteOtherDevices, findDevice, findDeviceOfSession, insertDevice, listDevices, markPushEndpointExpired, moveDevice, updateDevice,
@@ -39,6 +39,8 @@ export interface DevicesDeps {
   sessions: SessionsService;
   pushAllowedHosts: readonly PushHost[];
   push: Pusher;
+  /** Commands that may wait for one device (DEVICE_COMMANDS_PENDING_MAX). */
+  commandsPendingMax: number;
   /** The public URL of GET /v1/account/device/commands (command pushes carry it). */
   commandsUrl: string;
   /** The session confirmation codes (the emails domain): a push can carry one, too. */
@@ -65,8 +67,6 @@ export interface RefreshTokenSource {
 
 /** Largest command payload, as JSON (spec 1 §5). */
 export const COMMAND_PAYLOAD_MAX = 2048;
-/** Largest /account/devices/notify payload, as JSON in UTF-8: what one aes128gcm record of a 4096-byte push carries (RFC 8291 §4). */
-export const NOTIFY_PAYLOAD_MAX = 3993;
 /** A command's ttl when none is asked for: the largest allowed (spec 1 §9). */
 export const COMMAND_TTL_MAX_MS = 10_000_000;
 
@@ -85,6 +85,11 @@ function tooLarge(key: string, message: string): never {
   throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: [key], rule: 'maxLength', message } }, `Invalid parameter in request body: ${message}`);
 }
 
+/** A device as a session below its account's AAL sees another one: without its push endpoint and keys. */
+function withoutPushSubscription(d: Device): Device {
+  return { ...d, pushCallback: null, pushPublicKey: null, pushAuthKey: null };
+}
+
 function invalid(key: string, message: string): never {
   throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: [key], rule: 'push-host', message } }, `Invalid parameter in request body: ${message}`);
 }
@@ -100,8 +105,12 @@ export class DevicesService {
     for (const d of devices) {
       if (!d.pushCallback || d.pushEndpointExpired) continue;
       const endpoint = d.pushCallback;
+      // Checked again as it is used: a callback stored before callbacks were normalised, or on a
+      // host PUSH_ALLOWED_HOSTS no longer names, is not pushed to.
+      const checked = checkPushCallback(endpoint, this.deps.pushAllowedHosts);
+      if (checked.href === null) continue;
       this.deps.push.enqueue({
-        subscription: { endpoint, publicKey: d.pushPublicKey ?? '', authKey: d.pushAuthKey ?? '' },
+        subscription: { endpoint: checked.href, publicKey: d.pushPublicKey ?? '', authKey: d.pushAuthKey ?? '' },
         payload, ttlSeconds,
         onGone: () => markPushEndpointExpired(this.deps.db, d.uid, d.id, endpoint),
       });
@@ -111,20 +120,24 @@ export class DevicesService {
   /** The input applied to a device: a new push tuple clears pushEndpointExpired (spec 1 §4). */
   private apply(device: Device, input: DeviceInput): Device {
     const next = { ...device };
-    if (input.name !== undefined) next.name = input.name;
+    // An empty name is no name: it reads back null, as a device registered without one does.
+    if (input.name !== undefined) next.name = input.name === '' ? null : input.name;
     if (input.type !== undefined) next.type = input.type;
     if (input.availableCommands !== undefined) next.availableCommands = input.availableCommands;
     if (input.pushCallback !== undefined) {
+      // Stored as parsed and checked (normalised), never as sent: one URL, read one way.
+      let callback = '';
       if (input.pushCallback !== '') {
-        const problem = pushCallbackProblem(input.pushCallback, this.deps.pushAllowedHosts);
-        if (problem) invalid('pushCallback', problem);
+        const checked = checkPushCallback(input.pushCallback, this.deps.pushAllowedHosts);
+        if (checked.href === null) invalid('pushCallback', checked.problem);
+        callback = checked.href;
       }
       // A callback sent without its key pair resets both keys to empty (spec 1 §5).
       const publicKey = input.pushPublicKey ?? '';
       const authKey = input.pushAuthKey ?? '';
       checkPushKeys(publicKey, authKey);
-      if (input.pushCallback !== device.pushCallback || publicKey !== device.pushPublicKey || authKey !== device.pushAuthKey) {
-        next.pushCallback = input.pushCallback;
+      if (callback !== device.pushCallback || publicKey !== device.pushPublicKey || authKey !== device.pushAuthKey) {
+        next.pushCallback = callback;
         next.pushPublicKey = publicKey;
         next.pushAuthKey = authKey;
         next.pushEndpointExpired = false;
@@ -165,7 +178,8 @@ export class DevicesService {
     }
     const id = input.id.toLowerCase();
     if (!own || own.id !== id) {
-      if (own) throw appError('DEVICE_CONFLICT', { deviceId: own.id });
+      // Another device of the account, while the session has its own: update that one instead.
+      if (own && (await findDevice(db, session.uid, id))) throw appError('DEVICE_CONFLICT', { deviceId: own.id });
       throw appError('DEVICE_UNKNOWN');
     }
     const device = this.apply(own, input);
@@ -174,13 +188,24 @@ export class DevicesService {
   }
 
   /**
-   * GET /account/devices: the account's devices, most recently used first, with their last use
-   * also as a relative time in `languages` (Accept-Language, most preferred first).
+   * POST /account/device, before its body is checked: a device id the account does not have is
+   * 123 whatever else the body holds (the incumbent's order, which its clients rely on).
    */
-  async list(session: Session, idleSince: number | undefined, languages: string | null): Promise<ListedDevice[]> {
+  async checkNamedDevice(session: Session, id: string): Promise<void> {
+    if (!(await findDevice(this.deps.db, session.uid, id.toLowerCase()))) throw appError('DEVICE_UNKNOWN');
+  }
+
+  /**
+   * GET /account/devices: the account's devices, most recently used first, with their last use
+   * also as a relative time in `languages` (Accept-Language, most preferred first). A session not
+   * confirmed at its account's AAL (issue 22: it may have proven the password only) sees its own
+   * device whole, and the others without push endpoint and keys: they would let it push to them.
+   */
+  async list(session: SessionWithAccount, idleSince: number | undefined, languages: string | null): Promise<ListedDevice[]> {
     const { db, sessions, clock } = this.deps;
     const [all, devices] = await Promise.all([sessions.listOf(db, session.uid), listDevices(db, session.uid)]);
-    return listedDevices(devices, all, session.id, idleSince, clock.now(), timeLocaleOf(languages));
+    const shown = meetsMinimumAal(session) ? devices : devices.map((d) => (d.sessionId === session.id ? d : withoutPushSubscription(d)));
+    return listedDevices(shown, all, session.id, idleSince, clock.now(), timeLocaleOf(languages));
   }
 
   /** POST /account/device/destroy: the device goes, and the session it is registered on. */
@@ -253,15 +278,30 @@ export class DevicesService {
    * POST /account/devices/invoke_command: stores the command for the target device (one of the
    * account's, advertising that command) until `ttlMs` passes, and pushes it the news.
    */
-  async invokeCommand(session: Session, input: { target: string; command: string; payload: Record<string, unknown>; ttl?: number | undefined }) {
-    const { db, clock } = this.deps;
+  async invokeCommand(session: SessionWithAccount, input: { target: string; command: string; payload: Record<string, unknown>; ttl?: number | undefined }) {
+    const { db, clock, sessions } = this.deps;
     const payload = JSON.stringify(input.payload);
     if (payload.length > COMMAND_PAYLOAD_MAX) tooLarge('payload', `payload must be at most ${COMMAND_PAYLOAD_MAX} characters as JSON`);
     const target = await findDevice(db, session.uid, input.target.toLowerCase());
     if (!target) throw appError('DEVICE_UNKNOWN');
     if (!Object.hasOwn(target.availableCommands, input.command)) throw appError('DEVICE_COMMAND_UNAVAILABLE');
-    const sender = await findDeviceOfSession(db, session.id);
+    // Issue 22: a command (a tab, say, encrypted to the keys the device published) goes only to a
+    // device whose session is confirmed at the account's AAL: a sign-in that proved the password
+    // only may register a device advertising commands, but is sent nothing through it.
+    const targetSession = target.sessionId ? (await sessions.listOf(db, session.uid)).find((s) => s.id === target.sessionId) : undefined;
+    if (!targetSession || !isSessionVerified(targetSession) || (session.account.twoStep && sessionAal(targetSession) < 2)) {
+      throw appError('DEVICE_COMMAND_UNAVAILABLE', {}, 'Unavailable device command: the target device\'s session is not confirmed yet');
+    }
     const now = clock.now();
+    // At most DEVICE_COMMANDS_PENDING_MAX wait for one device; the next is refused until the first
+    // of them expires. (Two requests at once may both pass the count: the rate limit bounds that.)
+    await deleteExpiredCommands(db, session.uid, target.id, now);
+    const pending = await pendingCommands(db, session.uid, target.id, now);
+    if (pending.count >= this.deps.commandsPendingMax) {
+      const retryAfter = Math.max(1, Math.ceil(((pending.firstExpiry ?? now) - now) / 1000));
+      throw appError('THROTTLED', { retryAfter }, `Client has sent too many requests: ${pending.count} commands already wait for this device; retry after ${retryAfter} s`);
+    }
+    const sender = await findDeviceOfSession(db, session.id);
     const ttlMs = input.ttl ?? COMMAND_TTL_MAX_MS;
     const index = await insertCommand(db, {
       uid: session.uid, deviceId: target.id, command: input.command, payload, sender: sender?.id ?? null, createdAt: now, expiresAt: now + ttlMs,
@@ -283,9 +323,11 @@ export class DevicesService {
     return { index: messages.at(-1)?.index ?? index, last: found.length <= limit, messages };
   }
 
-  /** POST /account/devices/notify: pushes the payload to the named devices of the account (or all but the excluded). */
-  async notify(session: Session, input: { to: 'all' | string[]; excluded?: string[] | undefined; payload: Record<string, unknown>; TTL?: number | undefined }) {
-    if (Buffer.byteLength(JSON.stringify(input.payload)) > NOTIFY_PAYLOAD_MAX) tooLarge('payload', `payload must be at most ${NOTIFY_PAYLOAD_MAX} bytes as JSON`);
+  /**
+   * POST /account/devices/notify: pushes the payload (one of the shapes clients send each other,
+   * checked by the route's schema) to the named devices of the account, or all but the excluded.
+   */
+  async notify(session: Session, input: { to: 'all' | string[]; excluded?: string[] | undefined; payload: NotifyPayload; TTL?: number | undefined }) {
     const devices = await listDevices(this.deps.db, session.uid);
     const ids = new Set((input.to === 'all' ? devices.map((d) => d.id) : input.to).map((id) => id.toLowerCase()));
     for (const id of input.excluded ?? []) ids.delete(id.toLowerCase());

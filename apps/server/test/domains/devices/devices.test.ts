@@ -115,7 +115,8 @@ describe.each(httpDialects())('devices (%s)', (dialect) => {
     await invalid({ availableCommands: {} }, 'MISSING_PARAMETER');
     await invalid({ id: 'a'.repeat(31), name: 'x' });
     await invalid({ id: 'g'.repeat(32), name: 'x' });
-    await invalid({ name: 'x', capabilities: [] });
+    // capabilities (deprecated) is accepted and ignored, but only as a short list of strings.
+    await invalid({ name: 'x', capabilities: 'messages' });
     // name: 255 display-safe characters, emoji counted as one.
     await invalid({ name: 'n'.repeat(256) });
     await invalid({ name: 'tab\there' });
@@ -378,19 +379,22 @@ describe.each(httpDialects())('devices (%s)', (dialect) => {
 
   it('notify pushes to the named devices, or to all but the excluded', async () => {
     const { a, b, da, db, subA, subB } = await twoDevices();
-    await t.client.accountDevicesNotify(b, { to: [da.id], payload: { hello: 'A' } });
+    // The payload clients send each other (issue 22: nothing else is relayed).
+    const changed = (collections: string[], reason?: string) => ({ version: 1 as const, command: 'sync:collection_changed' as const, data: { collections, ...(reason ? { reason } : {}) } });
+    await t.client.accountDevicesNotify(b, { to: [da.id], payload: changed(['clients'], 'sendtab') });
     await t.app.push.idle();
-    expect(push.pushesFor(subA).at(-1)).toEqual({ hello: 'A' });
+    expect(push.pushesFor(subA).at(-1)).toEqual(changed(['clients'], 'sendtab'));
     expect(push.received.at(-1)!.headers.ttl).toBe('0');
-    await t.client.accountDevicesNotify(a, { to: 'all', excluded: [da.id], payload: { hello: 'all' }, TTL: 30 });
+    await t.client.accountDevicesNotify(a, { to: 'all', excluded: [da.id], payload: changed(['clients'], 'firstsync'), TTL: 30 });
     await t.app.push.idle();
-    expect(push.pushesFor(subB)).toEqual([{ hello: 'all' }]);
-    expect(push.pushesFor(subA)).toEqual([{ version: 1, command: 'fxaccounts:device_connected', data: { deviceName: 'B' } }, { hello: 'A' }]);
+    expect(push.pushesFor(subB)).toEqual([changed(['clients'], 'firstsync')]);
+    expect(push.pushesFor(subA)).toEqual([{ version: 1, command: 'fxaccounts:device_connected', data: { deviceName: 'B' } }, changed(['clients'], 'sendtab')]);
     expect(push.received.at(-1)!.headers.ttl).toBe('30');
-    await expectError(t.client.accountDevicesNotify(a, { to: [db.id], excluded: [da.id], payload: {} }), 'INVALID_PARAMETER');
-    await expectError(t.client.accountDevicesNotify(a, { to: 'all', payload: {}, TTL: -1 }), 'INVALID_PARAMETER');
-    await expectError(t.client.accountDevicesNotify(a, { to: 'all', payload: { big: 'x'.repeat(3990) } }), 'INVALID_PARAMETER');
-    await t.client.accountDevicesNotify(a, { to: 'all', payload: { big: 'x'.repeat(3983) } });
+    await expectError(t.client.accountDevicesNotify(a, { to: [db.id], excluded: [da.id], payload: changed(['clients']) }), 'INVALID_PARAMETER');
+    await expectError(t.client.accountDevicesNotify(a, { to: 'all', payload: changed(['clients']), TTL: -1 }), 'INVALID_PARAMETER');
+    await expectError(t.client.accountDevicesNotify(a, { to: 'all', payload: changed(['clients', 'clients']) }), 'INVALID_PARAMETER');
+    await expectError(t.client.accountDevicesNotify(a, { to: 'all', payload: changed(['clients'], 'x'.repeat(33)) }), 'INVALID_PARAMETER');
+    await t.client.accountDevicesNotify(a, { to: 'all', payload: changed(['addons', 'addresses', 'bookmarks', 'clients', 'creditcards', 'forms', 'history', 'passwords', 'prefs', 'tabs'], 'x'.repeat(32)) });
   });
 
   it('confirms a new sign-in with the code pushed to an already-confirmed device', async () => {

@@ -183,7 +183,8 @@ describe('request validation (spec 1 §5) over HTTP', () => {
     });
 
     it('customSessionToken on /session/destroy: 64 hex accepted; 63, 65 and non-hex rejected; a rejected request destroys nothing', async () => {
-      const auth = bearer('fxs_', session.id);
+      // A confirmed session: an unconfirmed one may sign out only itself (issue 22, hole 4).
+      const auth = bearer('fxs_', (await verified()).sessionId);
       const destroy = (customSessionToken: unknown) => send('POST', '/session/destroy', { body: { customSessionToken }, authorization: auth });
       // 64 hex naming no session of this account: past validation, refused as an unknown session.
       expectPassed(await destroy(hex(64)), { status: 401, errno: 110 });

@@ -197,9 +197,9 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ devices: DevicesService }
     },
     schema: {
       tags: ['Session'], summary: 'Ask the account\'s other devices to confirm this sign-in',
-      description: 'For an unconfirmed session: pushes `fxaccounts:verify_login` with the session\'s 6-digit confirmation code (a new one, replacing any emailed code) to the account\'s devices on confirmed sessions. A device shows the code; the person types it where they are signing in, which sends it to /session/verify/verify_push. `sent` is how many devices were pushed to (0 for a confirmed session, or when no device can be reached: fall back to email).',
+      description: 'For an unconfirmed session: pushes `fxaccounts:verify_login` with the session\'s 6-digit confirmation code (a new one, replacing any emailed code) to the account\'s devices on confirmed sessions. A device shows the code; the person types it where they are signing in, which sends it to /session/verify/verify_push. `sent` is how many devices were pushed to (0 for a confirmed session, or when no device can be reached: fall back to email). A sign-in waiting for the second factor (the account has two-step authentication) is refused 400/222: another device\'s code does not confirm it.',
       body: Type.Object({}, { additionalProperties: false }),
-      response: responses(Type.Object({ sent: Type.Integer() }), [], { auth: true }),
+      response: responses(Type.Object({ sent: Type.Integer() }), ['INSUFFICIENT_AAL'], { auth: true }),
     },
   }, async (req) => devices.sendVerifyPush(credentialsOf(req, 'sessionToken')));
 
@@ -209,9 +209,9 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ devices: DevicesService }
       rateLimit: { actions: ['verifySessionCode'], failed: { INVALID_EXPIRED_OTP_CODE: 'verifySessionCodeFailed' } } },
     schema: {
       tags: ['Session'], summary: 'Confirm the session with a code another device showed',
-      description: 'The code pushed by /session/verify/send_push confirms the session, with the tries, expiry and failure counting of /session/verify_code (the two check the same code).',
+      description: 'The code pushed by /session/verify/send_push confirms the session, with the tries, expiry and failure counting of /session/verify_code (the two check the same code). A sign-in waiting for the second factor is not confirmed by it: 400/222.',
       body: Type.Object({ code: Type.String({ pattern: '^[0-9]{6}$', description: '6 digits.' }) }, { additionalProperties: false }),
-      response: responses(Type.Object({}), ['INVALID_EXPIRED_OTP_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE', 'THROTTLED'], { auth: true }),
+      response: responses(Type.Object({}), ['INVALID_EXPIRED_OTP_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE', 'INSUFFICIENT_AAL', 'THROTTLED'], { auth: true }),
     },
   }, async (req) => {
     await devices.verifyPush(credentialsOf(req, 'sessionToken'), req.body.code, contextOf(req), (err) =>

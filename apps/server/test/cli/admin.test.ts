@@ -45,6 +45,13 @@ describe('the admin command', () => {
     const list = admin('clients', 'list').stdout;
     expect(list).toContain('5882386c6d801776  Firefox  urn:ietf:wg:oauth:2.0:oob:oauth-redirect-webchannel  public trusted can-grant  [profile https://identity.mozilla.com/apps/oldsync]');
     expect(list).toContain(`${nativeId}  Native  http://127.0.0.1/cb,com.example.app:/cb  public local-redirects  [profile]  access 3600s`);
+    // Resource indicators (RFC 8707, issue 22): repeatable, listed, each an absolute URI without fragment.
+    const api = admin('clients', 'add', '--name', 'API', '--redirect-uri', 'https://api-rp.example/cb', '--resource', 'https://api.example/v2', '--resource', 'urn:example:files');
+    expect(api.status).toBe(0);
+    const apiId = /client_id ([0-9a-f]{16})/.exec(api.stdout)![1]!;
+    expect((await t.app.services.oauth.findClient(t.storage.db, apiId))!.allowedResources).toEqual(['https://api.example/v2', 'urn:example:files']);
+    expect(admin('clients', 'list').stdout).toContain(`${apiId}  API  https://api-rp.example/cb  confidential  [profile]  access 86400s  resources https://api.example/v2,urn:example:files`);
+    expect(admin('clients', 'add', '--name', 'x', '--redirect-uri', 'https://x.example/cb', '--resource', 'https://api.example/#f').status).toBe(2);
     // Refused: plain http to a non-loopback host, a lifetime past a day.
     expect(admin('clients', 'add', '--name', 'x', '--redirect-uri', 'http://shop.example/cb').status).toBe(2);
     expect(admin('clients', 'add', '--name', 'x', '--redirect-uri', 'https://shop.example/cb', '--access-token-ttl', '90000').status).toBe(2);

@@ -85,6 +85,9 @@ describe.each(httpDialects())('issue 22: the OAuth server (%s)', (dialect) => {
       await expectError(credentials(twoStep.email1, service, { client_secret: serviceSecret }), 'INSUFFICIENT_AAL', 400);
       // The same session at the two authorization paths: the same errno, on both catalogues.
       await expectError(t.client.oauthAuthorization(twoStep.email1, { client_id: browser, scope: 'profile', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }), 'INSUFFICIENT_AAL', 400);
+      // The OAuth-server path answers it too: 400/222 keeps the auth shape there (the OAuth catalogue has no twin for it).
+      const onOAuthPath = await expectError(t.client.authorization(twoStep.email1, { client_id: browser, scope: 'profile', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }), 'INSUFFICIENT_AAL', 400);
+      expect(onOAuthPath.catalogue).toBe('auth');
       // Waiting for the second factor: not confirmed at all.
       await expectError(credentials(twoStep.waiting, browser), 'SESSION_UNVERIFIED', 400);
       // Nothing was issued to the account's grants by the refusals.

@@ -228,6 +228,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     db, clock, records, sessions: sessions.service, securityEvents: securityEvents.service, config: config.linkedAccounts,
     // Linked sign-ins to accounts with two-step wait for the second factor.
     secondFactor: { required: (db, uid) => twoStep.service.isEnabled(uid, db) },
+    // A provider-verified address takes the place of another account's unconfirmed claim (read at request time: built below).
+    claims: { releaseUnconfirmedClaim: (email, ctx, reason) => secondaryEmails.service.releaseUnconfirmedClaim(email, ctx, reason) },
   });
   const accounts = createAccountsDomain({
     db, clock, scrypt, records, sessions: sessions.service, tokens: tokens.service, oauth: oauth.service,

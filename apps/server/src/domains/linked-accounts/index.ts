@@ -9,7 +9,7 @@ import { ProviderTokens } from './verify.js';
 // notifications. Its rows go with the account and with the sessions they describe.
 
 export { checkLinkedAccountsConfig, linkedAccountsConfig, type LinkedAccountsConfig } from './config.js';
-export { LinkedAccountsService, type SecondFactor } from './service.js';
+export { LinkedAccountsService, type AddressClaims, type SecondFactor } from './service.js';
 export { PROVIDERS, type Provider } from './verify.js';
 
 export interface LinkedAccountsDomainDeps extends Omit<LinkedAccountsDeps, 'tokens' | 'appleNotifications' | 'toleranceSeconds'> {

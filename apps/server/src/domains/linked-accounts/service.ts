@@ -16,7 +16,8 @@ import { refused, tokenHash, type Provider, type ProviderIdentity, type Provider
 
 // Sign-in with Google and Apple. A verified id_token whose subject is linked signs in to that
 // account; otherwise its provider-verified address links to the account holding it (a confirmed
-// primary address, or a stub awaiting setup), or opens a new account without a password. The
+// primary address, or a stub awaiting setup), or opens a new account without a password; another
+// account's unconfirmed claim on the address yields to it (issue 22, hole 8). The
 // session it returns is confirmed — the provider authenticated the person — unless the account has
 // a second factor: then the session waits for it (verificationMethod totp-2fa), as a password
 // sign-in would, so a linked sign-in never skips two-step authentication.
@@ -24,6 +25,12 @@ import { refused, tokenHash, type Provider, type ProviderIdentity, type Provider
 export interface SecondFactor {
   /** Whether a new session of the account must pass a second factor before it is confirmed. */
   required(db: Executor, uid: string): Promise<boolean>;
+}
+
+/** Secondary addresses (the secondary-emails domain): an unconfirmed claim yields to a provider-verified address. */
+export interface AddressClaims {
+  /** Removes another account's unconfirmed claim on the address; true when one was removed. */
+  releaseUnconfirmedClaim(email: string, ctx: RequestContext, reason: string): Promise<boolean>;
 }
 
 export interface LinkedAccountsDeps {
@@ -34,6 +41,7 @@ export interface LinkedAccountsDeps {
   securityEvents: SecurityEvents;
   tokens: ProviderTokens;
   secondFactor: SecondFactor;
+  claims: AddressClaims;
   /** Accept Apple's server-to-server notifications. */
   appleNotifications: boolean;
   toleranceSeconds: number;
@@ -65,7 +73,7 @@ export class LinkedAccountsService {
       throw refused('idToken', `This ${input.provider} token was already used: get a new one from the provider`);
     }
     const link = await findLinkBySubject(db, identity.provider, identity.subject);
-    const target = link ? await this.linkedAccount(link) : await this.accountForAddress(identity);
+    const target = link ? await this.linkedAccount(link) : await this.accountForAddress(identity, ctx);
     const twoStep = target.account ? await this.deps.secondFactor.required(db, target.account.uid) : false;
 
     const result = await (target.account
@@ -94,13 +102,21 @@ export class LinkedAccountsService {
    * The account an unlinked identity joins: the holder of its address, or none (a new account).
    * Only an address the provider verified is used at all.
    */
-  private async accountForAddress(identity: ProviderIdentity): Promise<{ account: Account | null }> {
+  private async accountForAddress(identity: ProviderIdentity, ctx: RequestContext): Promise<{ account: Account | null }> {
     const { db, records } = this.deps;
     if (!identity.email) throw refused('idToken', `The ${identity.provider} token carries no email address: request the email scope`);
     if (!identity.emailVerified) {
       throw refused('idToken', `${identity.provider} has not verified this email address: it is neither linked to an account nor used for a new one`);
     }
-    const holder = await records.findByEmail(db, identity.email);
+    let holder = await records.findByEmail(db, identity.email);
+    if (holder && !holder.emailRecord.isPrimary && !holder.emailRecord.isVerified) {
+      // Issue 22, hole 8: another account added this address and never proved it. The provider
+      // vouches that the person signing in holds it, so the claim goes (at any age: only this
+      // person could ever finish it), and the sign-in goes on as if it had never been made. Read
+      // again: a claim confirmed meanwhile is kept, and then refused below as any secondary is.
+      await this.deps.claims.releaseUnconfirmedClaim(identity.email, ctx, `the address was verified by ${identity.provider} for another sign-in`);
+      holder = await records.findByEmail(db, identity.email);
+    }
     if (!holder) return { account: null };
     // A secondary address does not sign in (142), nor does it take a link.
     if (!holder.emailRecord.isPrimary) throw appError('LOGIN_WITH_SECONDARY_EMAIL');

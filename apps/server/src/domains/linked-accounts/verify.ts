@@ -76,6 +76,7 @@ export class ProviderTokens {
   /** Verifies a provider-signed JWT and returns its payload; 205 with the reason otherwise. */
   async verifyJwt(provider: Provider, token: string, field: string, checks: { requiredClaims?: string[]; maxTokenAgeSeconds?: number } = {}): Promise<JWTPayload> {
     const settings = this.settings(provider);
+    let verified: JWTPayload;
     try {
       const { payload } = await jwtVerify(token, this.keySet(provider, settings.jwksUrl), {
         algorithms: ALGORITHMS,
@@ -86,12 +87,15 @@ export class ProviderTokens {
         requiredClaims: checks.requiredClaims ?? ['sub', 'exp', 'iat'],
         ...(checks.maxTokenAgeSeconds ? { maxTokenAge: checks.maxTokenAgeSeconds } : {}),
       });
-      return payload;
+      verified = payload;
     } catch (err) {
       const reason = reasonOf(err, provider);
       if (reason === null) throw appError('THIRD_PARTY_ACCOUNT_ERROR', {}, `The keys of ${provider} could not be fetched: try again later`);
       throw refused(field, `The ${provider} token was refused: ${reason}`);
     }
+    const problem = claimProblem(verified, settings.clientIds, this.deps.clock.now(), this.deps.toleranceSeconds);
+    if (problem) throw refused(field, `The ${provider} token was refused: ${problem}`);
+    return verified;
   }
 
   /** Verifies an id_token for sign-in: the JWT checks, then the nonce when the client sent one. */
@@ -112,6 +116,25 @@ export class ProviderTokens {
       expiresAt: (payload.exp ?? 0) * 1000,
     };
   }
+}
+
+/**
+ * The checks of OpenID Connect Core 1.0 §3.1.3.7 that jose leaves to the caller; null when they
+ * pass. `iat` must not be in the future (beyond the tolerance): jose checks it only against a
+ * maximum age. An `aud` naming a client that is not ours must come with an `azp` that is ours
+ * (items 3 to 5: a token issued to several parties is ours only if we are its authorized party).
+ * A single audience of ours with another `azp` is accepted: Google issues those to a server's
+ * client id when an Android app of the same project signs in.
+ */
+export function claimProblem(payload: JWTPayload, clientIds: readonly string[], nowMs: number, toleranceSeconds: number): string | null {
+  if (typeof payload.iat === 'number' && payload.iat > Math.floor(nowMs / 1000) + toleranceSeconds) {
+    return 'it was issued in the future (its iat is later than the server clock allows)';
+  }
+  const audiences = Array.isArray(payload.aud) ? payload.aud : [];
+  if (audiences.some((a) => !clientIds.includes(a)) && !(typeof payload.azp === 'string' && clientIds.includes(payload.azp))) {
+    return 'its audience names another client and its azp (authorized party) is not one of our client ids';
+  }
+  return null;
 }
 
 /** Which check a jose error stands for, in words a client developer can act on; null: the provider's keys could not be had. */

@@ -206,6 +206,24 @@ export class SecondaryEmails {
   }
 
   /**
+   * Removes another account's unconfirmed claim on `email`, whatever its age, for a sign-in whose
+   * identity provider verified the address (issue 22, hole 8: linked accounts call this). The
+   * claim's code went to that mailbox, so only the person the provider vouches for could have
+   * finished it; keeping it would let anyone who knows the address hold it against its owner by
+   * adding it again and again. The row is deleted only while still unconfirmed, with a security
+   * event on the claimant's account, in one transaction. True when a claim was removed.
+   */
+  async releaseUnconfirmedClaim(email: string, ctx: RequestContext, reason: string): Promise<boolean> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const row = await store.findAddress(trx, normalizeEmail(email));
+      if (!row || row.isPrimary || row.isVerified) return false;
+      if (!(await store.deleteUnconfirmedSecondary(trx, row.uid, row.normalizedEmail))) return false;
+      await this.deps.securityEvents.record(trx, row.uid, { name: 'account.secondary_email_removed', ctx, verified: false, additionalInfo: { reason } });
+      return true;
+    });
+  }
+
+  /**
    * POST /recovery_email/set_primary: a confirmed secondary address becomes the primary (147 when
    * unconfirmed, 148 when not the account's); the old primary stays as a confirmed secondary. Sign-in
    * and mail follow the new primary at once. Reset codes, reset tokens and unblock codes mailed to

@@ -98,6 +98,14 @@ export async function deleteSecondary(db: Executor, uid: string, normalizedEmail
   return Number(r.numDeletedRows) === 1;
 }
 
+/** Deletes the address if it is still an unconfirmed secondary of `uid` (a claim never proven); false otherwise. */
+export async function deleteUnconfirmedSecondary(db: Executor, uid: string, normalizedEmail: string): Promise<boolean> {
+  const r = await db.deleteFrom('emails')
+    .where('uid', '=', uid).where('normalized_email', '=', normalizedEmail).where('is_primary', '=', 0).where('is_verified', '=', 0)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows) === 1;
+}
+
 /**
  * Makes a confirmed secondary address the primary. The account row is written first, which locks
  * it: two changes of the same account run one after the other. The address the v1 password was

@@ -15,7 +15,7 @@ export const SECURITY_EVENTS = {
   'account.recovery_key_removed': 'The account\'s recovery key was deleted (`DELETE /recoveryKey`). A password reset that spends or voids the key records `account.password_reset` instead.',
   'account.secondary_email_added': 'A secondary address was added, unconfirmed (`/recovery_email`).',
   'account.secondary_email_verified': 'A secondary address was confirmed with its emailed code (`/recovery_email/secondary/verify_code`).',
-  'account.secondary_email_removed': 'A secondary address was removed (`/recovery_email/destroy`).',
+  'account.secondary_email_removed': 'A secondary address was removed (`/recovery_email/destroy`), or an unconfirmed one was released because Google or Apple verified it for another person\'s sign-in (`additionalInfo.reason`).',
   'account.primary_email_changed': 'A confirmed secondary address became the primary (`/recovery_email/set_primary`); the old primary stays as a secondary address.',
   'account.linked': 'A Google or Apple account was linked to the account by a sign-in with it (`additionalInfo.provider`).',
   'account.linked_login': 'A sign-in with a linked Google or Apple account started a new session (`additionalInfo.provider`). `verified` is false while the session waits for the account\'s second factor.',

@@ -44,7 +44,7 @@ export const EMAIL_RULES = [
   `An email address: at most ${MAX_LENGTH} characters, also once lower-cased (İ, U+0130, lower-cases to two);`,
   `a dot-atom local part of at most ${MAX_LOCAL_LENGTH} characters (letters, digits, Unicode and !#$%&'*+/=?^_\`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets);`,
   `an @; and a domain of at most ${MAX_DOMAIN_LENGTH} characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits);`,
-  'no control, space or invisible characters.',
+  'no control, space, invisible or direction-changing characters.',
   'Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode),',
   `and its ASCII form must meet the same domain rules (at most ${MAX_DOMAIN_LENGTH} characters, labels of at most 63, no hyphen at either end, the last not a number).`,
 ].join(' ');

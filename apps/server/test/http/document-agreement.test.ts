@@ -105,6 +105,13 @@ describe.each(httpDialects())('the OpenAPI document says what the server does (%
       }
     });
 
+    it('an address longer than 255 characters once lower-cased is refused at sign-up (PostgreSQL answered 500: varchar(255))', async () => {
+      const email = `${'\u0130'.repeat(64)}@${'d'.repeat(62)}.${'d'.repeat(62)}.${'d'.repeat(55)}.example`;
+      const r = await rawRequest(t.url, 'POST', '/account/create', { body: { email, authPW: randomHex(32) } });
+      expectError(r, 'INVALID_PARAMETER', 400);
+      expect(r.body.message).toMatch(/longer than 255 characters once lower-cased/);
+    });
+
     it('an address at the limits is accepted by the document and the server, and one lower-cased to 255 characters is stored', async () => {
       for (const email of accepted) {
         expect(documentAccepts(email), email).toBe(true);

@@ -174,7 +174,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   // services of domains built before it. Adding a domain is adding its factory call to this list.
   const lifecycle = new AccountLifecycle();
   const records = createAccountRecords({
-    db, lifecycle, codeBudget: { maxFailures: config.accounts.codeFailuresMax, windowMs: config.accounts.codeFailureWindowSeconds * 1000 },
+    db, lifecycle, codeBudget: {
+      maxFailures: config.accounts.codeFailuresMax, resetMaxFailures: config.accounts.resetCodeFailuresMax, windowMs: config.accounts.codeFailureWindowSeconds * 1000,
+    },
   });
   const customs = createCustomsDomain({
     enabled: config.rateLimit.enabled, rules: rulesInForce(config.rateLimit), redis, redisPrefix: config.rateLimit.redisPrefix,

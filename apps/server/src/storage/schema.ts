@@ -303,6 +303,9 @@ export interface AccountCodeFailuresTable {
   window_started_at: number;
 }
 
+/** Wrong password-reset codes per account, in a window: a budget apart from account_code_failures (issue 22). */
+export type AccountResetCodeFailuresTable = AccountCodeFailuresTable;
+
 /** An account's security-relevant events (GET /v1/securityEvents), kept SECURITY_EVENTS_RETENTION_DAYS. */
 export interface SecurityEventsTable {
   /** Counts in insertion order: events of the same millisecond list newest first by it. */
@@ -529,6 +532,7 @@ export interface Database {
   password_forgot_otps: PasswordForgotOtpsTable;
   email_bounces: EmailBouncesTable;
   account_code_failures: AccountCodeFailuresTable;
+  account_reset_code_failures: AccountResetCodeFailuresTable;
   unblock_codes: UnblockCodesTable;
   security_events: SecurityEventsTable;
   devices: DevicesTable;

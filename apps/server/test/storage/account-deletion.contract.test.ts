@@ -83,7 +83,7 @@ describe.each(dialects)('account deletion contract (%s)', (dialect) => {
     for (const name of domains) {
       const uid = randomHex(16);
       await populate(uid);
-      const crippled = createAccountRecords({ db: t.storage.db, lifecycle: t.app.lifecycle.without(name), codeBudget: { maxFailures: 1, windowMs: 1 } });
+      const crippled = createAccountRecords({ db: t.storage.db, lifecycle: t.app.lifecycle.without(name), codeBudget: { maxFailures: 1, resetMaxFailures: 1, windowMs: 1 } });
       await crippled.deleteAccount(uid);
       const left = Object.entries(await rowsOf(uid)).filter(([, n]) => n > 0).map(([table]) => table);
       expect(left.length, `without ${name}'s hook nothing was left behind`).toBeGreaterThan(0);

@@ -8,7 +8,11 @@ export const accountsConfig = defineConfig({
   },
   codeFailuresMax: {
     env: 'ACCOUNT_CODE_MAX_FAILURES', default: 20, parse: int(1, 1000),
-    description: 'Wrong codes (sign-in, sign-up, password-reset and MFA step-up codes together) an account may see per window; then every code check of the account is refused with 429/114 until the window ends. Resends, new sessions and new reset tokens do not reset it.',
+    description: 'Wrong codes of the owner\'s own confirmations and second factor (sign-in and sign-up codes, unblock codes tried with the right password, authenticator and backup codes, recovery-phone, MFA step-up and secondary-address codes together) an account may see per window; then each of those checks is refused with 429/114 until the window ends. Resends and new sessions do not reset it. Password-reset codes count apart (ACCOUNT_RESET_CODE_MAX_FAILURES).',
+  },
+  resetCodeFailuresMax: {
+    env: 'ACCOUNT_RESET_CODE_MAX_FAILURES', default: 20, parse: int(1, 1000),
+    description: 'Wrong password-reset codes (the emailed forgot codes and the one-time codes of /password/forgot/verify_otp, which anyone naming the address can try) an account may see per window; then reset code checks are refused with 429/114 until the window ends. Counted apart from ACCOUNT_CODE_MAX_FAILURES, so such guesses never stop the owner\'s sign-in.',
   },
   unblockCodeLifetimeSeconds: {
     env: 'UNBLOCK_CODE_LIFETIME_SECONDS', default: 3600, parse: int(60, 86400),
@@ -16,6 +20,6 @@ export const accountsConfig = defineConfig({
   },
   codeFailureWindowSeconds: {
     env: 'ACCOUNT_CODE_FAILURE_WINDOW_SECONDS', default: 86400, parse: int(60, 30 * 86400),
-    description: 'The window of ACCOUNT_CODE_MAX_FAILURES, from the first wrong code.',
+    description: 'The window of ACCOUNT_CODE_MAX_FAILURES and of ACCOUNT_RESET_CODE_MAX_FAILURES, each from its first wrong code.',
   },
 });

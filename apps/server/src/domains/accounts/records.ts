@@ -7,38 +7,53 @@ import type { Database } from '../../storage/schema.js';
 import { appError } from '@tessera/errors';
 import {
   codeFailures, recordCodeFailure,
-  deleteAccountCoreRows, deleteStaleClaim, deleteUnblockCodes, findAccount, findAccountByEmail, insertAccount, insertEmail, listEmails, markEmailVerified,
+  deleteAccountCoreRows, deleteStaleClaim, type CodeBudgetTable, deleteUnblockCodes, findAccount, findAccountByEmail, insertAccount, insertEmail, listEmails, markEmailVerified,
   updatePassword, type Account, type EmailRecord, type PasswordFields,
 } from './store.js';
 
 // The account core as other domains see it: reading and writing account rows, and the
 // account-wide events (deletion, password change, reset) that every domain's hooks follow.
 
-/** How many wrong codes (of every kind) an account may see in a window (issue 9, hole 3). */
+/**
+ * How many wrong codes an account may see in a window (issue 9, hole 3), in two budgets (issue 22,
+ * hole 2): `owner`, the codes of the owner's own confirmations and second factor (sign-in and
+ * sign-up codes, unblock codes tried with the right password, TOTP, backup codes, the recovery
+ * phone, MFA step-up and secondary-address codes); and `reset`, the password-reset codes, which
+ * anyone who names the address can try. Spending `reset` never stops the owner's sign-in.
+ */
 export interface CodeBudget {
   maxFailures: number;
+  resetMaxFailures: number;
   windowMs: number;
 }
+
+export type CodeBudgetKind = 'owner' | 'reset';
+
+const BUDGET_TABLES: Record<CodeBudgetKind, CodeBudgetTable> = { owner: 'account_code_failures', reset: 'account_reset_code_failures' };
 
 export class AccountRecords {
   constructor(private readonly deps: { db: Kysely<Database>; lifecycle: AccountLifecycle; codeBudget: CodeBudget }) {}
 
   /**
-   * Refuses every code check of an account that spent its budget of wrong codes in the current
-   * window (429/114 with retryAfter): resends, new sessions and new reset tokens do not reset it.
+   * Refuses every code check of an account that spent its budget of wrong codes (`owner` unless
+   * said) in the current window (429/114 with retryAfter): resends, new sessions and new reset
+   * tokens do not reset it.
    */
-  async checkCodeBudget(db: Executor, uid: string, now: number): Promise<void> {
-    const { maxFailures, windowMs } = this.deps.codeBudget;
-    const spent = await codeFailures(db, uid, now - windowMs);
+  async checkCodeBudget(db: Executor, uid: string, now: number, kind: CodeBudgetKind = 'owner'): Promise<void> {
+    const { windowMs } = this.deps.codeBudget;
+    const maxFailures = kind === 'reset' ? this.deps.codeBudget.resetMaxFailures : this.deps.codeBudget.maxFailures;
+    const spent = await codeFailures(db, BUDGET_TABLES[kind], uid, now - windowMs);
     if (spent && spent.failures >= maxFailures) {
       const retryAfter = Math.max(1, Math.ceil((spent.windowStartedAt + windowMs - now) / 1000));
-      throw appError('THROTTLED', { retryAfter }, 'Too many wrong codes for this account: wait retryAfter seconds');
+      throw appError('THROTTLED', { retryAfter }, kind === 'reset'
+        ? 'Too many wrong password-reset codes for this account: wait retryAfter seconds (signing in is not affected)'
+        : 'Too many wrong codes for this account: wait retryAfter seconds');
     }
   }
 
-  /** Counts one wrong code against the account's budget. */
-  recordCodeFailure(db: Executor, uid: string, now: number): Promise<void> {
-    return recordCodeFailure(db, uid, now, now - this.deps.codeBudget.windowMs);
+  /** Counts one wrong code against the account's budget (`owner` unless said). */
+  recordCodeFailure(db: Executor, uid: string, now: number, kind: CodeBudgetKind = 'owner'): Promise<void> {
+    return recordCodeFailure(db, BUDGET_TABLES[kind], uid, now, now - this.deps.codeBudget.windowMs);
   }
 
   find(db: Executor, uid: string): Promise<Account | null> {

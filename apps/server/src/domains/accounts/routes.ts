@@ -104,15 +104,15 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   }, async (req) => accounts.login({ ...loginInput(req.body, req.query), blocked: req.customsBlock !== null }, contextOf(req)));
 
   app.post('/account/login/send_unblock_code', {
-    config: { auth: 'none', rateLimit: { actions: ['sendUnblockCode'] } },
+    config: { auth: 'none', rateLimit: { actions: ['sendUnblockCode'], handlesBlock: true } },
     schema: {
       tags: [TAG], summary: 'Email an unblock code',
-      description: 'After a sign-in got 400/125 with `verificationMethod: email-captcha`: mails the account\'s primary address an 8-character code, valid for `UNBLOCK_CODE_LIFETIME_SECONDS` (an hour). A new code replaces the previous one.',
+      description: 'After a sign-in got 400/125 with `verificationMethod: email-captcha`: mails the account\'s primary address an 8-character code, valid for `UNBLOCK_CODE_LIFETIME_SECONDS` (an hour). A new code replaces the previous one. When rate limiting caps the mails (429/114 with retryAfter), nothing is sent, but the last code mailed stays valid for another lifetime: sign in with it.',
       body: body({ email: email(), metricsContext: Type.Optional(metricsContext) }),
       response: responses(Type.Object({}), ['ACCOUNT_UNKNOWN', 'LOGIN_WITH_SECONDARY_EMAIL', 'LOGIN_WITH_INVALID_EMAIL', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT']),
     },
   }, async (req) => {
-    await unblockCodes.send(req.body.email, contextOf(req));
+    await unblockCodes.send(req.body.email, contextOf(req), req.customsBlock);
     return {};
   });
 

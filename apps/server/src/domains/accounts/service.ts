@@ -1,5 +1,5 @@
 import { randomHex } from '@tessera/protocol';
-import { appError } from '@tessera/errors';
+import { appError, isAppError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { ScryptPool } from '../../crypto/scrypt-pool.js';
@@ -219,6 +219,23 @@ export class AccountsService {
     throw appError('INCORRECT_PASSWORD', { email });
   }
 
+  /**
+   * The password check of a sign-in. A sign-in that rate limiting blocked passes only with an
+   * unblock code, so its wrong password answers as a wrong code would (400/127): without a valid
+   * code the reply says nothing of the password, and each code still buys at most one password
+   * attempt. The code itself is checked after, with the right password only.
+   */
+  private async checkPasswordForLogin(account: Account, input: LoginInput, ctx: RequestContext) {
+    try {
+      return await this.checkPassword(account, input.email, input.authPW, ctx);
+    } catch (err) {
+      if (input.blocked && isAppError(err, 'INCORRECT_PASSWORD')) {
+        throw appError('INVALID_UNBLOCK_CODE', {}, 'Invalid unblock code: the sign-in stays blocked; send a new code (POST /account/login/send_unblock_code) and sign in with it and the right password');
+      }
+      throw err;
+    }
+  }
+
   /** Whether a new sign-in must be confirmed by email (protocol.md §4.3). */
   private needsConfirmation(account: Account, now: number): boolean {
     const { signin } = this.deps;
@@ -240,9 +257,10 @@ export class AccountsService {
     // factor (an app code, a backup code or the recovery phone), never for an email.
     const twoStep = await this.deps.twoStep.isEnabled(account.uid);
     if (input.verificationMethod === 'totp-2fa' && !twoStep) throw appError('TOTP_REQUIRED');
-    // The code is spent before the password is checked: each code buys one password attempt.
+    const match = await this.checkPasswordForLogin(account, input, ctx);
+    // Issue 22, hole 2: an unblock code is considered only with the right password, so guessing
+    // one needs the password and a guess without it spends nothing of the owner's.
     if (input.unblockCode) await this.deps.unblockCodes.use(account, input.unblockCode, ctx);
-    const match = await this.checkPassword(account, input.email, input.authPW, ctx);
     const now = clock.now();
     const signup = !account.emailVerified;
     // An unblock code came through the mailbox: the sign-in is confirmed by it (not the second factor).

@@ -212,35 +212,39 @@ export async function stubClientOf(db: Executor, uid: string): Promise<string | 
   return row?.stub_client_id ?? null;
 }
 
-/** Removes the account core's own rows (its code budget, its addresses, then the account). */
+/** Removes the account core's own rows (its code budgets, its addresses, then the account). */
 export async function deleteAccountCoreRows(db: Executor, uid: string): Promise<void> {
   await db.deleteFrom('account_code_failures').where('uid', '=', uid).execute();
+  await db.deleteFrom('account_reset_code_failures').where('uid', '=', uid).execute();
   await db.deleteFrom('unblock_codes').where('uid', '=', uid).execute();
   await db.deleteFrom('emails').where('uid', '=', uid).execute();
   await db.deleteFrom('accounts').where('uid', '=', uid).execute();
 }
 
-/** The account's wrong codes in its current window (0 with no window or an ended one). */
-export async function codeFailures(db: Executor, uid: string, windowStartAfter: number): Promise<{ failures: number; windowStartedAt: number } | null> {
-  const row = await db.selectFrom('account_code_failures').selectAll().where('uid', '=', uid).executeTakeFirst();
+/** The two budgets of wrong codes an account has (issue 22): its owner's codes, and reset codes anyone may try. */
+export type CodeBudgetTable = 'account_code_failures' | 'account_reset_code_failures';
+
+/** The account's wrong codes in its current window of `table` (null with no window or an ended one). */
+export async function codeFailures(db: Executor, table: CodeBudgetTable, uid: string, windowStartAfter: number): Promise<{ failures: number; windowStartedAt: number } | null> {
+  const row = await db.selectFrom(table).selectAll().where('uid', '=', uid).executeTakeFirst();
   if (!row || row.window_started_at <= windowStartAfter) return null;
   return { failures: row.failures, windowStartedAt: row.window_started_at };
 }
 
-/** Counts one wrong code: in the current window, or a new window starting now. */
-export async function recordCodeFailure(db: Executor, uid: string, now: number, windowStartAfter: number): Promise<void> {
-  const bumped = await db.updateTable('account_code_failures')
+/** Counts one wrong code in `table`: in the current window, or a new window starting now. */
+export async function recordCodeFailure(db: Executor, table: CodeBudgetTable, uid: string, now: number, windowStartAfter: number): Promise<void> {
+  const bumped = await db.updateTable(table)
     .set((eb) => ({ failures: eb('failures', '+', 1) }))
     .where('uid', '=', uid).where('window_started_at', '>', windowStartAfter)
     .executeTakeFirst();
   if (Number(bumped.numUpdatedRows) > 0) return;
-  await db.deleteFrom('account_code_failures').where('uid', '=', uid).execute();
+  await db.deleteFrom(table).where('uid', '=', uid).execute();
   try {
-    await db.insertInto('account_code_failures').values({ uid, failures: 1, window_started_at: now }).execute();
+    await db.insertInto(table).values({ uid, failures: 1, window_started_at: now }).execute();
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
     // A parallel failure opened the window first: count this one in it.
-    await db.updateTable('account_code_failures').set((eb) => ({ failures: eb('failures', '+', 1) })).where('uid', '=', uid).execute();
+    await db.updateTable(table).set((eb) => ({ failures: eb('failures', '+', 1) })).where('uid', '=', uid).execute();
   }
 }
 
@@ -252,6 +256,12 @@ export async function deleteUnblockCodes(db: Executor, uid: string): Promise<voi
 export async function replaceUnblockCode(db: Executor, row: { uid: string; codeHash: string; createdAt: number }): Promise<void> {
   await db.deleteFrom('unblock_codes').where('uid', '=', row.uid).execute();
   await db.insertInto('unblock_codes').values({ uid: row.uid, code_hash: row.codeHash, created_at: row.createdAt }).execute();
+}
+
+/** The account's live unblock code starts a new lifetime now (it was mailed, so only the mailbox has it); false without one. */
+export async function renewUnblockCode(db: Executor, uid: string, now: number): Promise<boolean> {
+  const result = await db.updateTable('unblock_codes').set({ created_at: now }).where('uid', '=', uid).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Database } from '../../storage/schema.js';
 import { describeDevice, parseUserAgent } from '../sessions/index.js';
 import type { AccountRecords } from './records.js';
-import { replaceUnblockCode, takeUnblockCode, type Account } from './store.js';
+import { renewUnblockCode, replaceUnblockCode, takeUnblockCode, type Account } from './store.js';
 
 // Unblock codes (protocol.md §4.4): when rate limiting blocks a sign-in, the account's owner can
 // have an 8-character code mailed and sign in with it. The code proves the mailbox, so a sign-in
@@ -43,17 +43,29 @@ export class UnblockCodes {
     return createHmac('sha256', this.key).update(`${uid}:${code.toUpperCase()}`).digest('hex');
   }
 
-  /** POST /account/login/send_unblock_code: mails a new code (the old one stops working). */
-  async send(email: string, ctx: RequestContext): Promise<void> {
+  /**
+   * POST /account/login/send_unblock_code: mails a new code (the old one stops working). When rate
+   * limiting blocks the send (`blocked`: a cap on mails to the address, which anyone naming it can
+   * spend), nothing is mailed and the answer is 429/114; but the last code mailed stays valid for
+   * another lifetime, so a cap others spent never leaves the owner without a working code (issue 22).
+   */
+  async send(email: string, ctx: RequestContext, blocked: { retryAfterMs: number } | null = null): Promise<void> {
     const { db, clock, mailer, records } = this.deps;
     const found = await records.findByEmail(db, email);
     if (!found) throw appError('ACCOUNT_UNKNOWN', { email });
     if (!found.emailRecord.isPrimary) throw appError('LOGIN_WITH_SECONDARY_EMAIL');
     const account = found.account;
     if (account.disabledAt) throw appError('LOGIN_WITH_INVALID_EMAIL');
+    const now = clock.now();
+    if (blocked) {
+      const kept = await renewUnblockCode(db, account.uid, now);
+      const retryAfter = Math.max(1, Math.ceil(blocked.retryAfterMs / 1000));
+      throw appError('THROTTLED', { retryAfter }, kept
+        ? `Too many unblock codes sent to this address: no new one for ${retryAfter} seconds; the last unblock code mailed to it works for another ${Math.round(this.deps.lifetimeMs / 60_000)} minutes`
+        : `Too many unblock codes sent to this address: retry after ${retryAfter} seconds`);
+    }
     let code = '';
     for (let i = 0; i < UNBLOCK_CODE_LENGTH; i++) code += ALPHABET[randomInt(ALPHABET.length)];
-    const now = clock.now();
     await replaceUnblockCode(db, { uid: account.uid, codeHash: this.hash(account.uid, code), createdAt: now });
     await mailer.send('unblockCode', account.email, account.locale, {
       code, minutes: Math.round(this.deps.lifetimeMs / 60_000),
@@ -62,9 +74,10 @@ export class UnblockCodes {
   }
 
   /**
-   * Spends the account's code for a sign-in. A wrong or expired code counts against the account's
-   * budget of wrong codes (and, through the route, the client's unblockCodeFailed limit): 400/127.
-   * A right one lifts the blocks on this client address and account.
+   * Spends the account's code for a sign-in that brought the right password (the caller checked
+   * it first: a guess without the password reaches no code and no budget). A wrong or expired code
+   * counts against the account's owner budget of wrong codes (and, through the route, the client's
+   * unblockCodeFailed limit): 400/127. A right one lifts the blocks on this client address and account.
    */
   async use(account: Account, code: string, ctx: RequestContext): Promise<void> {
     const { db, clock, records, blocks } = this.deps;

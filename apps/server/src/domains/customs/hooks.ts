@@ -22,6 +22,11 @@ export interface RouteRateLimit {
    * handler may let an unblock code lift it, and otherwise answers 400/125.
    */
   unblockable?: boolean;
+  /**
+   * A block (never a ban) reaches the handler in `request.customsBlock`, which answers 429 itself
+   * after doing what a refused request still must (send_unblock_code keeps the last code alive).
+   */
+  handlesBlock?: boolean;
 }
 
 declare module 'fastify' {
@@ -31,7 +36,7 @@ declare module 'fastify' {
     customsEndpoint?: string;
   }
   interface FastifyRequest {
-    /** Set on `unblockable` routes when a block is in force: how long it lasts. */
+    /** Set on `unblockable` and `handlesBlock` routes when a block is in force: how long it lasts. */
     customsBlock: { retryAfterMs: number } | null;
   }
 }
@@ -120,7 +125,7 @@ export function installRateLimits(server: FastifyInstance, customs: Customs): vo
     }
     customs.check(actions, subjectOf(request)).then((verdict) => {
       if (!verdict.blocked) return done();
-      if (limit.unblockable && !verdict.banned) {
+      if ((limit.unblockable || limit.handlesBlock) && !verdict.banned) {
         request.customsBlock = { retryAfterMs: verdict.retryAfterMs };
         return done();
       }

@@ -192,11 +192,17 @@ export class PasswordsService {
 
   // ---- forgot (code + token) ------------------------------------------------------------------
 
-  private async issueForgotToken(account: Account): Promise<{ data: string; token: PasswordForgotToken; code: string }> {
+  /**
+   * A new forgot token and its code. `proven`: its holder already proved the address (the one-time
+   * code of /password/forgot/verify_otp came by mail), so the token may reach what only the
+   * address's owner may see and do: the recovery key's hint and the second factor (issue 22, hole 5).
+   * A token of /password/forgot/send_code goes to whoever names the address: not proven.
+   */
+  private async issueForgotToken(account: Account, proven: boolean): Promise<{ data: string; token: PasswordForgotToken; code: string }> {
     const { db, clock, config } = this.deps;
     const code = randomDigits(config.passwordForgotCodeLength);
     const { data, token } = await this.deps.tokens.createPasswordForgotToken(db, {
-      uid: account.uid, now: clock.now(), tries: config.passwordForgotTries, passcodeHash: (id) => this.hash('forgot', id, code),
+      uid: account.uid, now: clock.now(), tries: config.passwordForgotTries, passcodeHash: (id) => this.hash('forgot', id, code), proven,
     });
     return { data, token, code };
   }
@@ -218,7 +224,7 @@ export class PasswordsService {
   /** POST /password/forgot/send_code: one forgot token per account; a new one voids the old. */
   async forgotSendCode(email: string, ctx: { service?: string | undefined; redirectTo?: string | undefined }, request: RequestContext) {
     const account = await this.accountForReset(email);
-    const { data, token, code } = await this.issueForgotToken(account);
+    const { data, token, code } = await this.issueForgotToken(account, false);
     try {
       await this.mailForgotCode(account, data, code, ctx);
     } catch (err) {
@@ -272,12 +278,14 @@ export class PasswordsService {
    */
   async forgotVerifyCode(token: PasswordForgotToken, code: string) {
     const { db, clock, tokens, records } = this.deps;
-    await records.checkCodeBudget(db, token.uid, clock.now());
+    // Issue 22: anyone naming the address gets a forgot token, so its wrong codes count on the
+    // reset budget, never on the one that guards the owner's sign-in.
+    await records.checkCodeBudget(db, token.uid, clock.now(), 'reset');
     const left = await tokens.spendPasswordForgotTry(db, token.id);
     if (left === null) throw appError('INVALID_TOKEN', { detail: 'No tries left: request a new code' });
     if (!constantTimeStringEqual(token.passcodeHash, this.hash('forgot', token.id, code))) {
-      // New forgot tokens bring new tries; the account's budget is what they do not reset.
-      await records.recordCodeFailure(db, token.uid, clock.now());
+      // New forgot tokens bring new tries; the account's reset budget is what they do not reset.
+      await records.recordCodeFailure(db, token.uid, clock.now(), 'reset');
       if (left === 0) await tokens.deletePasswordForgotToken(db, token.id);
       throw appError('INVALID_VERIFICATION_CODE', { tries: left, ttl: this.forgotReply(token).ttl });
     }
@@ -313,17 +321,18 @@ export class PasswordsService {
   async forgotVerifyOtp(email: string, code: string) {
     const { db, clock, records } = this.deps;
     const account = await this.accountForReset(email);
-    await records.checkCodeBudget(db, account.uid, clock.now());
+    // A guess by address alone: the reset budget (issue 22), apart from the owner's.
+    await records.checkCodeBudget(db, account.uid, clock.now(), 'reset');
     const spent = await spendForgotOtpTry(db, account.uid, clock.now());
     if (spent === 'expired') throw appError('EXPIRED_TOKEN_VERIFICATION_CODE');
     if (spent === 'none') throw appError('INVALID_VERIFICATION_CODE', {}, 'Invalid confirmation code: request a new code');
     if (!constantTimeStringEqual(spent.codeHash, this.hash('otp', account.uid, code))) {
-      await records.recordCodeFailure(db, account.uid, clock.now());
+      await records.recordCodeFailure(db, account.uid, clock.now(), 'reset');
       if (spent.triesLeft === 0) await deleteForgotOtp(db, account.uid);
       throw appError('INVALID_VERIFICATION_CODE', { tries: spent.triesLeft });
     }
     await deleteForgotOtp(db, account.uid);
-    const { data, code: passCode } = await this.issueForgotToken(account);
+    const { data, code: passCode } = await this.issueForgotToken(account, true);
     // onepw v1: the new password is stretched with the same address as the old one, which after a
     // change of primary is not the primary (accounts.password_email).
     return { code: passCode, emailToHashWith: passwordEmailOf(account), token: data, uid: account.uid };

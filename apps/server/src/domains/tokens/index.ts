@@ -13,7 +13,7 @@ import type { AccountResetToken, KeyFetchToken, PasswordChangeToken, PasswordFor
 // removal when the account is deleted or its password changes.
 
 export { tokenConfig } from './config.js';
-export { TokensService } from './service.js';
+export { forgotTokenProven, provenForgotToken, TokensService } from './service.js';
 export type { AccountResetToken, KeyFetchToken, PasswordChangeToken, PasswordForgotToken } from './store.js';
 
 declare module '../../http/auth.js' {

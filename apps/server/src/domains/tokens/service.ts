@@ -1,3 +1,4 @@
+import { appError } from '@tessera/errors';
 import { createKeyBundle, deriveTokenKeys, type TokenType } from '@tessera/protocol';
 import type { TokenSecrets } from '../../crypto/token-secrets.js';
 import { mintToken } from '../../crypto/tokens.js';
@@ -8,6 +9,28 @@ import type { AccountResetToken, PasswordChangeToken, PasswordForgotToken } from
 // The short-lived onepw tokens (protocol.md §2.1) as other domains use them: minted here, stored
 // by the HMAC of the id with the authKey sealed, spent once. Every method takes the executor first
 // so callers can make a token inside their own transaction. Ids passed in and out are handles.
+
+/** verificationMethod of a forgot token whose holder proved the address by email (sessions' VERIFICATION_METHODS.email). */
+const PROVEN_BY_EMAIL = 0;
+
+/**
+ * Issue 22, hole 5: whether a forgot token's holder proved the address (the one-time reset code
+ * came by mail, or a second factor was passed with a proven token). A token of
+ * /password/forgot/send_code goes to whoever names the address: not proven until its code is
+ * checked, which spends it for an accountResetToken.
+ */
+export function forgotTokenProven(token: Pick<PasswordForgotToken, 'verificationMethod'>): boolean {
+  return token.verificationMethod !== null;
+}
+
+/**
+ * The forgot token, when its holder proved the address; else 400/138. For the routes that show or
+ * check the second factor during a reset (issue 22, hole 5).
+ */
+export function provenForgotToken<T extends Pick<PasswordForgotToken, 'verificationMethod'>>(token: T): T {
+  if (forgotTokenProven(token)) return token;
+  throw appError('SESSION_UNVERIFIED', {}, 'Unconfirmed session: this password forgot token has not proven the address (tokens of /password/forgot/send_code do not); use the token of /password/forgot/verify_otp, which the emailed one-time code proved');
+}
 
 export class TokensService {
   constructor(private readonly secrets: TokenSecrets) {}
@@ -63,14 +86,16 @@ export class TokensService {
 
   /**
    * The account's one passwordForgotToken (a new one voids the old). `passcodeHash(id)` hashes the
-   * emailed code with the new token's handle. Returns the token data and the stored token.
+   * emailed code with the new token's handle. `proven`: the holder already proved the address (its
+   * verificationMethod starts at `email`, see forgotTokenProven). Returns the token data and the stored token.
    */
   async createPasswordForgotToken(
-    db: Executor, t: { uid: string; now: number; tries: number; passcodeHash: (tokenId: string) => string },
+    db: Executor, t: { uid: string; now: number; tries: number; passcodeHash: (tokenId: string) => string; proven: boolean },
   ): Promise<{ data: string; token: PasswordForgotToken }> {
     const minted = this.mint('passwordForgotToken');
     const token: PasswordForgotToken = {
-      ...minted.stored, uid: t.uid, createdAt: t.now, passcodeHash: t.passcodeHash(minted.stored.id), tries: t.tries, verificationMethod: null,
+      ...minted.stored, uid: t.uid, createdAt: t.now, passcodeHash: t.passcodeHash(minted.stored.id), tries: t.tries,
+      verificationMethod: t.proven ? PROVEN_BY_EMAIL : null,
     };
     await store.replacePasswordForgotToken(db, token);
     return { data: minted.data, token };

@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { contextOf } from '../../http/context.js';
 import { credentialsOf } from '../../http/auth.js';
 import { responses } from '../../http/responses.js';
 import { body, metricsContext } from '../../http/schemas.js';
 import { waysIn } from '../mfa/index.js';
+import { provenForgotToken } from '../tokens/index.js';
 import type { TwoStepService } from './service.js';
 
 // The two-step routes of spec 1 (protocol.md §4.6, §4.7, §5.13). Those that change the second
@@ -24,15 +26,24 @@ const newSecret = Type.Object({
   secret: Type.String({ description: 'The shared secret in base32 (32 characters), for typing into the app. Shown this once.' }),
 });
 
+/**
+ * The account a session or a password forgot token names; a forgot token must have proven the
+ * address (issue 22, hole 5: whoever names an address gets one from /password/forgot/send_code).
+ */
+function accountOf(req: FastifyRequest): string {
+  if (req.auth?.strategy === 'passwordForgotToken') return provenForgotToken(credentialsOf(req, 'passwordForgotToken')).uid;
+  return credentialsOf(req, 'sessionToken').uid;
+}
+
 export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService }> = async (app, { twoStep }) => {
   app.get('/totp/exists', {
     config: { auth: { strategies: ['sessionToken', 'passwordForgotToken'] } },
     schema: {
       tags: [TAG], summary: 'Is two-step authentication on',
-      description: 'With a session (confirmed or not) or a password forgot token. `exists`: two-step is on; `verified`: the app proved a code (during setup, before `/totp/setup/complete`, `exists` is still false).',
-      response: responses(Type.Object({ exists: Type.Boolean(), verified: Type.Boolean() }), [], { input: false, auth: true }),
+      description: 'With a session (confirmed or not) or a password forgot token that proved the address (the token of `/password/forgot/verify_otp`; one of `/password/forgot/send_code` gets 400/138). `exists`: two-step is on; `verified`: the app proved a code (during setup, before `/totp/setup/complete`, `exists` is still false).',
+      response: responses(Type.Object({ exists: Type.Boolean(), verified: Type.Boolean() }), ['SESSION_UNVERIFIED'], { input: false, auth: true }),
     },
-  }, async (req) => twoStep.exists(credentialsOf(req, 'sessionToken', 'passwordForgotToken').uid));
+  }, async (req) => twoStep.exists(accountOf(req)));
 
   app.post('/totp/create', {
     config: { auth: 'sessionTokenVerified', rateLimit: { actions: ['totpCreate'] } },
@@ -124,9 +135,10 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
     config: { auth: { strategies: ['sessionToken', 'passwordForgotToken'] } },
     schema: {
       tags: [BACKUP_TAG], summary: 'How many backup codes are left',
-      response: responses(Type.Object({ hasBackupCodes: Type.Boolean(), count: Type.Integer() }), [], { input: false, auth: true }),
+      description: 'With a session, or a password forgot token that proved the address (that of `/password/forgot/verify_otp`; else 400/138).',
+      response: responses(Type.Object({ hasBackupCodes: Type.Boolean(), count: Type.Integer() }), ['SESSION_UNVERIFIED'], { input: false, auth: true }),
     },
-  }, async (req) => twoStep.codesExist(credentialsOf(req, 'sessionToken', 'passwordForgotToken').uid));
+  }, async (req) => twoStep.codesExist(accountOf(req)));
 
   app.post('/session/verify/totp', {
     config: { auth: 'sessionToken', rateLimit: { actions: ['verifyTotpCode'] } },
@@ -152,12 +164,12 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
     config: { auth: 'passwordForgotToken', rateLimit: { actions: ['verifyTotpCode'] } },
     schema: {
       tags: [TAG], summary: 'Second factor during a password reset',
-      description: 'With the password forgot token: a right code from the app (`success: true`) lets the reset that follows proceed on a two-step account without a recovery key (without it /account/reset answers 138). A wrong code: `success: false`.',
+      description: 'With the password forgot token of `/password/forgot/verify_otp` (one that proved the address; a token of `/password/forgot/send_code` gets 400/138): a right code from the app (`success: true`) lets the reset that follows proceed on a two-step account without a recovery key (without it /account/reset answers 138). A wrong code: `success: false`.',
       body: body({ code: totpCode, metricsContext: Type.Optional(metricsContext) }),
-      response: responses(success, ['TOTP_TOKEN_NOT_FOUND', 'THROTTLED'], { auth: true }),
+      response: responses(success, ['TOTP_TOKEN_NOT_FOUND', 'SESSION_UNVERIFIED', 'THROTTLED'], { auth: true }),
     },
   }, async (req) => {
-    const token = credentialsOf(req, 'passwordForgotToken');
+    const token = provenForgotToken(credentialsOf(req, 'passwordForgotToken'));
     return twoStep.verifyForgot(token.uid, token.id, req.body.code);
   });
 
@@ -165,12 +177,12 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
     config: { auth: 'passwordForgotToken', rateLimit: { actions: ['verifyRecoveryCode'], failed: { RECOVERY_CODE_NOT_FOUND: 'verifyRecoveryCodeFailed' } } },
     schema: {
       tags: [BACKUP_TAG], summary: 'Backup code during a password reset',
-      description: 'With the password forgot token: spends a backup code in place of the app\'s code (see `/totp/verify`); `remaining` codes are left. 156 unknown code, 160 two-step off.',
+      description: 'With the password forgot token of `/password/forgot/verify_otp` (else 400/138, as for `/totp/verify`): spends a backup code in place of the app\'s code; `remaining` codes are left. 156 unknown code, 160 two-step off.',
       body: body({ code: backupCode, metricsContext: Type.Optional(metricsContext) }),
-      response: responses(Type.Object({ remaining: Type.Integer() }), ['RECOVERY_CODE_NOT_FOUND', 'TOTP_REQUIRED', 'THROTTLED'], { auth: true }),
+      response: responses(Type.Object({ remaining: Type.Integer() }), ['RECOVERY_CODE_NOT_FOUND', 'TOTP_REQUIRED', 'SESSION_UNVERIFIED', 'THROTTLED'], { auth: true }),
     },
   }, async (req) => {
-    const token = credentialsOf(req, 'passwordForgotToken');
+    const token = provenForgotToken(credentialsOf(req, 'passwordForgotToken'));
     return twoStep.verifyForgotWithCode(token.uid, token.id, req.body.code);
   });
 };

@@ -133,12 +133,16 @@ describe.each(httpDialects())('rate limiting (%s)', (dialect) => {
       await expectError(t.accounts.signIn(acct.email, acct.password, { unblockCode: third }), 'INVALID_UNBLOCK_CODE');
     });
 
-    it('spends the code before the password: a wrong password with a valid code gets 103 and the code is gone', async () => {
+    it('checks the password before the code: while blocked, a wrong password gets 127 whatever the code, and the code stays the owner\'s', async () => {
       const acct = await verifiedAccount(t);
       await blocked(acct);
       const code = await unblockCode(acct.email);
-      expectError(await login(t, acct.email, { unblockCode: code }), 'INCORRECT_PASSWORD');
-      await expectError(t.accounts.signIn(acct.email, acct.password, { unblockCode: code }), 'INVALID_UNBLOCK_CODE');
+      // Issue 22: a blocked sign-in learns nothing of the password without a valid code, and a
+      // guess without the password spends no code: the reply is the same with the right code or a wrong one.
+      expectError(await login(t, acct.email, { unblockCode: code }), 'INVALID_UNBLOCK_CODE');
+      expectError(await login(t, acct.email, { unblockCode: code === 'AAAAAAAA' ? 'BBBBBBBB' : 'AAAAAAAA' }), 'INVALID_UNBLOCK_CODE');
+      const signedIn = await t.accounts.signIn(acct.email, acct.password, { unblockCode: code });
+      expect(signedIn.verified).toBe(true);
     });
 
     it('mails codes only to an account\'s primary address, and not without limit', async () => {

@@ -209,11 +209,17 @@ describe.each(httpDialects())('recovery keys (%s)', (dialect) => {
     await expectError(t.client.recoveryKeyVerify(bare.sessionToken, { recoveryKeyId: randomHex(16) }), 'RECOVERY_KEY_NOT_FOUND', 400);
   });
 
-  it('exists: hint with a session or forgot token; anonymously by address only a yes/no, never 102', async () => {
+  it('exists: hint with a session or a forgot token that proved the address; anonymously by address only a yes/no, never 102', async () => {
     const acct = await accountWithKeys();
     await t.accounts.createRecoveryKey(acct.sessionToken, acct.uid, acct.kB, { hint: 'taped under the desk' });
+    // Issue 22, hole 5: a send_code token goes to whoever names the address: a yes/no only.
     const sent = await t.client.passwordForgotSendCode({ email: acct.email });
-    expect(await t.client.recoveryKeyExists({ passwordForgotToken: sent.passwordForgotToken })).toEqual({ exists: true, hint: 'taped under the desk' });
+    expect(await t.client.recoveryKeyExists({ passwordForgotToken: sent.passwordForgotToken })).toEqual({ exists: true });
+    const since = t.mail.messages.length;
+    await t.client.passwordForgotSendOtp({ email: acct.email });
+    const otp = (await t.mail.waitFor(acct.email, 'passwordForgotOtp', since)).code!;
+    const proven = await t.client.passwordForgotVerifyOtp({ email: acct.email, code: otp });
+    expect(await t.client.recoveryKeyExists({ passwordForgotToken: proven.token })).toEqual({ exists: true, hint: 'taped under the desk' });
     expect(await t.client.recoveryKeyExists(undefined, { email: acct.email })).toEqual({ exists: true });
     expect(await t.client.recoveryKeyExists(undefined, { email: acct.email.toUpperCase() })).toEqual({ exists: true });
     expect(await t.client.recoveryKeyExists(undefined, { email: newEmail('nobody') })).toEqual({ exists: false });

@@ -11,7 +11,7 @@ describe.each(httpDialects())('code guess budgets across resends (%s)', (dialect
       dialect, manualClock: true,
       env: {
         SIGNIN_CONFIRMATION_SKIP_FOR_NEW_ACCOUNTS_SECONDS: '0', SIGNIN_CODE_TRIES: '5',
-        SIGNIN_CODE_MAX_FAILURES_PER_SESSION: '8', ACCOUNT_CODE_MAX_FAILURES: '12', ACCOUNT_CODE_FAILURE_WINDOW_SECONDS: '3600',
+        SIGNIN_CODE_MAX_FAILURES_PER_SESSION: '8', ACCOUNT_CODE_MAX_FAILURES: '12', ACCOUNT_RESET_CODE_MAX_FAILURES: '12', ACCOUNT_CODE_FAILURE_WINDOW_SECONDS: '3600',
         // The budgets must hold on their own, for guesses spread over addresses that rate limiting
         // counts separately (a botnet): here rate limiting does not count this client at all.
         RATE_LIMIT_IGNORE_IPS: '127.0.0.1',
@@ -60,10 +60,10 @@ describe.each(httpDialects())('code guess budgets across resends (%s)', (dialect
     const throttled = await expectError(t.client.sessionVerifyCode(sessionToken, { code }), 'THROTTLED', 429);
     expect(throttled.body.retryAfter).toBeGreaterThan(0);
     expect(throttled.body.retryAfter).toBeLessThanOrEqual(3600);
-    // Password-reset codes are the same budget.
+    // Password-reset codes are a budget of their own (issue 22: anyone may try them), untouched here.
     const sent = await t.client.passwordForgotSendCode({ email: acct.email });
     const reset = await t.mail.waitFor(acct.email, 'recoveryEmail', t.mail.messages.length - 1);
-    await expectError(t.client.passwordForgotVerifyCode(sent.passwordForgotToken, { code: reset.code! }), 'THROTTLED', 429);
+    expect(await t.client.passwordForgotVerifyCode(sent.passwordForgotToken, { code: reset.code! })).toHaveProperty('accountResetToken');
     // After the window the right code works again.
     t.clock!.advance(3600 * 1000 + 1000);
     const fresh = await resend(acct, sessionToken);
@@ -71,7 +71,7 @@ describe.each(httpDialects())('code guess budgets across resends (%s)', (dialect
     expect((await t.client.sessionStatus(sessionToken)).state).toBe('verified');
   });
 
-  it('counts wrong forgot-password codes against the account too, whatever token they came with', async () => {
+  it('counts wrong forgot-password codes against the account\'s reset budget, whatever token they came with', async () => {
     const acct = await verifiedAccount(t);
     for (let round = 0; round < 4; round++) {
       const sent = await t.client.passwordForgotSendCode({ email: acct.email });
@@ -79,9 +79,17 @@ describe.each(httpDialects())('code guess budgets across resends (%s)', (dialect
       const wrong = mail.code === '12345678' ? '87654321' : '12345678';
       for (let i = 0; i < 3; i++) await expectError(t.client.passwordForgotVerifyCode(sent.passwordForgotToken, { code: wrong }), 'INVALID_VERIFICATION_CODE');
     }
-    // 12 wrong codes over four tokens: a fifth token's right code is refused.
+    // 12 wrong codes over four tokens: a fifth token's right code is refused…
     const sent = await t.client.passwordForgotSendCode({ email: acct.email });
     const mail = await t.mail.waitFor(acct.email, 'recoveryEmail', t.mail.messages.length - 1);
     await expectError(t.client.passwordForgotVerifyCode(sent.passwordForgotToken, { code: mail.code! }), 'THROTTLED', 429);
+    // …and so is a one-time reset code (the same reset budget), while the owner's sign-in codes still work.
+    const since = t.mail.messages.length;
+    await t.client.passwordForgotSendOtp({ email: acct.email });
+    const otp = (await t.mail.waitFor(acct.email, 'passwordForgotOtp', since)).code!;
+    await expectError(t.client.passwordForgotVerifyOtp({ email: acct.email, code: otp }), 'THROTTLED', 429);
+    const { sessionToken, code } = await pendingSignIn(acct);
+    await t.client.sessionVerifyCode(sessionToken, { code });
+    expect((await t.client.sessionStatus(sessionToken)).state).toBe('verified');
   });
 });

@@ -103,6 +103,20 @@ describe.each(httpDialects())('issue 22: the OAuth server (%s)', (dialect) => {
       expect(decodeJwt(refreshed.id_token!)).toMatchObject({ amr: ['pwd', 'otp'], acr: 'AAL2' });
     });
 
+    it('records a session confirmed with a backup code as AAL2 in the code it authorizes (every second factor counts)', async () => {
+      const { recoveryCodes } = await t.client.recoveryCodesGenerate(twoStep.aal2);
+      const { sessionToken } = await t.accounts.signIn(twoStep.email, 'two step in issue 22');
+      await t.client.sessionVerifyRecoveryCode(sessionToken, { code: recoveryCodes[0]! });
+      const { createHash } = await import('node:crypto');
+      const verifier = 'w'.repeat(43);
+      const { code } = await t.client.oauthAuthorization(sessionToken, {
+        client_id: browser, scope: 'openid profile', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+      });
+      const tok = await t.client.oauthToken(undefined, { client_id: browser, code, code_verifier: verifier });
+      expect(decodeJwt(tok.id_token!)).toMatchObject({ amr: ['pwd', 'otp'], acr: 'AAL2', 'fxa-aal': 2 });
+      expect(await t.client.profile(tok.access_token)).toMatchObject({ amrValues: ['pwd', 'otp'], twoFactorAuthentication: true });
+    });
+
     it('keeps refreshing a grant made before two-step was turned on, but never widens it by token exchange', async () => {
       const acct = await verifiedAccount(t, 'grant before two step');
       const browserGrant = (await credentials(acct.sessionToken, browser, { access_type: 'offline' })).refresh_token!;

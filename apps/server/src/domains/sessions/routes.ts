@@ -34,7 +34,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServic
     config: { auth: { strategies: ['sessionToken'], unconfirmed: 'A sign-in may always sign itself out; signing out another session needs a session confirmed at the account\'s AAL, which the handler checks (400/138, 400/222).' } },
     schema: {
       tags: [TAG], summary: 'Sign out a session',
-      description: 'Destroys the calling session, or with `customSessionToken` (a session\'s id or handle) another session of the same account. Any session may destroy itself; destroying another takes a session confirmed at the account\'s level, as /account/attached_client/destroy does: an unconfirmed one gets 400/138, one below AAL2 on an account with two-step authentication 400/222 (before the named session is looked up).',
+      description: 'Destroys the calling session, or with `customSessionToken` (a session\'s id or handle) another session of the same account. Any session may destroy itself; destroying another takes a session confirmed at the account\'s level, as /account/attached_client/destroy does: an unconfirmed one gets 400/138, one below AAL2 on an account with two-step authentication 400/222, whether or not the name is a session of the account.',
       body: body({ customSessionToken: Type.Optional(sessionTokenId) }),
       response: responses(Type.Object({}), ['SESSION_UNVERIFIED', 'INSUFFICIENT_AAL'], { auth: true }),
     },

@@ -268,8 +268,8 @@ export class SessionsService {
    * Destroys the caller's session, or another session of the same account named by id or handle.
    * Issue 22, hole 4: signing out another session takes what /account/attached_client/destroy
    * takes, a session confirmed at the account's AAL (138 unconfirmed, 222 below AAL2 on a two-step
-   * account); a session signs out itself in any state. An unconfirmed caller is refused before the
-   * name is looked up, so it learns nothing about which names are sessions of the account.
+   * account); a session signs out itself in any state. A caller below that level is refused
+   * whether or not the name is a session of the account, so it learns nothing about which are.
    */
   async destroy(session: SessionWithAccount, otherSession: string | undefined, ctx: RequestContext): Promise<void> {
     const signedOut = (which: 'current' | 'other') => this.deps.securityEvents.record(this.deps.db, session.uid, {

@@ -13,7 +13,7 @@ const client = (id: string): OAuthClient => ({
   id, name: `client ${id}`, imageUri: '', redirectUri: 'https://rp.example/cb', redirectUris: ['https://rp.example/cb'],
   hashedSecret: randomHex(32), hashedSecretPrevious: null, trusted: false, publicClient: false, canGrant: false,
   allowedScopes: ['profile', 'openid'], localRedirects: false, accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 0,
-  rotateRefreshTokens: false, pairwiseSubjects: false, pairwiseRotationSeconds: 0, jwtAccessTokens: false, createdAt: 1_000,
+  rotateRefreshTokens: false, pairwiseSubjects: false, pairwiseRotationSeconds: 0, jwtAccessTokens: false, allowedResources: [], createdAt: 1_000,
 });
 
 describe.each(storageDialects)('client and token in one read (%s)', (dialect) => {

@@ -380,7 +380,8 @@ describe.each(httpDialects())('devices (%s)', (dialect) => {
   it('notify pushes to the named devices, or to all but the excluded', async () => {
     const { a, b, da, db, subA, subB } = await twoDevices();
     // The payload clients send each other (issue 22: nothing else is relayed).
-    const changed = (collections: string[], reason?: string) => ({ version: 1 as const, command: 'sync:collection_changed' as const, data: { collections, ...(reason ? { reason } : {}) } });
+    type Payload = Parameters<TestServer['client']['accountDevicesNotify']>[1]['payload'];
+    const changed = (collections: string[], reason?: string) => ({ version: 1, command: 'sync:collection_changed', data: { collections, ...(reason ? { reason } : {}) } }) as Payload;
     await t.client.accountDevicesNotify(b, { to: [da.id], payload: changed(['clients'], 'sendtab') });
     await t.app.push.idle();
     expect(push.pushesFor(subA).at(-1)).toEqual(changed(['clients'], 'sendtab'));

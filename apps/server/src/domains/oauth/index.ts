@@ -71,7 +71,7 @@ export function createOAuthDomain({ db, clock, signingKey, issuer, records, conf
     description: 'An OAuth access token: opaque (64 hex) or, for clients registered with jwtAccessTokens, a JWT access token.',
     find: (token, now) => accessJwts.find(token, now),
   };
-  const service = new OAuthService();
+  const service = new OAuthService(ppidSecret);
   const grants = new GrantsService({ db, clock, oauth: service, signingKey, issuer, accessJwts, ppidSecret, keyBearingScopes: config.keyBearingScopes, securityEvents, secondFactor });
   const register = routesOf(oauthRoutes, { oauth: service, db });
   const tokens = new TokensService({ db, clock, records, issuer, accessJwts, reads, ppidSecret });

@@ -53,3 +53,14 @@ export const PPID_MARKER_INFO = 'tessera oauth pairwise marker';
 export function pairwiseMarker(secret: string, subject: string, field: string, value: number): number {
   return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${PPID_MARKER_INFO}.${field}.${subject}.${value}`, 'utf8').digest().readUIntBE(0, 6);
 }
+
+/**
+ * An account timestamp as an access token's client may see it: the time itself, or for a pairwise
+ * client (whose tokens carry a subject other than the uid) its marker. Null stays null. Every route
+ * that answers an account time to an access token goes through this, with the field's name, so the
+ * same field gives the same marker wherever the client reads it.
+ */
+export function timestampShownTo<V extends number | null>(secret: string, token: { uid: string; subject: string }, field: string, value: V): V {
+  if (value === null || token.subject === token.uid) return value;
+  return pairwiseMarker(secret, token.subject, field, value) as V;
+}

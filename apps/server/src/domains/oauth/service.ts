@@ -4,8 +4,9 @@ import type { Database } from '../../storage/schema.js';
 import type { Executor } from '../../storage/executor.js';
 import { deleteClientGrantsOf, listRefreshTokensOf, revokeRefreshTokenGrant } from './grants/store.js';
 import { clientFromRegistration, redirectUriMatches, type ClientRegistration } from './clients.js';
+import { timestampShownTo } from './ppid.js';
 import {
-  deleteClient, findClient, hashToken, HEX64, insertAccessToken, insertClient, isClientId, listClients, updateClient, updateClientSecrets, type OAuthClient,
+  deleteClient, findClient, hashToken, HEX64, insertAccessToken, insertClient, isClientId, listClients, updateClient, updateClientSecrets, type AccessToken, type OAuthClient,
 } from './store.js';
 
 // OAuth clients (the registry: registration, the start-up file, secret rotation, removal) and the
@@ -21,6 +22,20 @@ export interface ClientInfo {
 }
 
 export class OAuthService {
+  /** `ppidSecret`: OAUTH_PPID_SECRET, for timestampFor (the admin command needs none). */
+  constructor(private readonly ppidSecret?: string) {}
+
+  /**
+   * An account timestamp (`profileChangedAt`, `accountDisabledAt`, `accountLockedAt`, …) as the
+   * client of `token` may see it: for a pairwise client a per-subject marker instead of the time
+   * (issue 22, hole 7; ppid.ts timestampShownTo). For other domains' routes that answer account
+   * times to an access token, e.g. GET /account/profile; name the field as /v1/profile does.
+   */
+  timestampFor<V extends number | null>(token: Pick<AccessToken, 'uid' | 'subject'>, field: string, value: V): V {
+    if (this.ppidSecret === undefined) throw new Error('OAuthService.timestampFor needs the OAUTH_PPID_SECRET');
+    return timestampShownTo(this.ppidSecret, token, field, value);
+  }
+
   findClient(db: Executor, id: string): Promise<OAuthClient | null> {
     return findClient(db, id);
   }

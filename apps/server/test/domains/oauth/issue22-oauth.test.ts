@@ -204,6 +204,11 @@ describe.each(httpDialects())('issue 22: the OAuth server (%s)', (dialect) => {
       expect(after.profile_changed_at).not.toBe(va.profile_changed_at);
       expect(after.generation).toBe(va.generation);
       expect((await profile(a)).profileChangedAt).toBe(after.profile_changed_at);
+      // What the domain offers other routes that answer account times to an access token (e.g. GET /account/profile): the same marker.
+      const stored = (await t.app.services.oauth.findClient(t.storage.db, pairwiseA))!;
+      expect(stored.pairwiseSubjects).toBe(true);
+      expect(t.app.services.oauth.timestampFor({ uid: acct.uid, subject: va.user }, 'profileChangedAt', account.profileChangedAt + 1)).toBe(after.profile_changed_at);
+      expect(t.app.services.oauth.timestampFor({ uid: acct.uid, subject: acct.uid }, 'profileChangedAt', 5)).toBe(5);
     });
 
     it('still shows other clients the account\'s own timestamps', async () => {

@@ -8,7 +8,7 @@ import type { AccountRecords } from '../../accounts/index.js';
 import { isJwtShaped, JWT_ACCESS_TOKEN_TYPE, type AccessTokenJwts } from '../access-jwt.js';
 import { deleteAccessTokenByHash, findRefreshToken, revokeRefreshTokenGrant } from './store.js';
 import type { OAuthReads } from '../cached-reads.js';
-import { pairwiseMarker } from '../ppid.js';
+import { timestampShownTo } from '../ppid.js';
 import { findAccessTokenByHash, findClient, hashToken, HEX64, type AccessToken, type OAuthClient } from '../store.js';
 
 // What relying parties and resource servers do with issued tokens: introspection (RFC 7662),
@@ -58,14 +58,9 @@ function authentication(token: AccessToken, names: { amr: string; twoStep?: stri
 export class TokensService {
   constructor(private readonly deps: TokensDeps) {}
 
-  /**
-   * An account timestamp as the token's client may see it: itself, or for a pairwise client (whose
-   * tokens carry a subject other than the uid) a per-subject marker (ppid.ts pairwiseMarker), so that
-   * no value is the same for the account at two clients. Null stays null.
-   */
+  /** An account timestamp as the token's client may see it: a marker for a pairwise client (ppid.ts), so no value is the same at two clients. */
   private timestamp<V extends number | null>(token: AccessToken, field: string, value: V): V {
-    if (value === null || token.subject === token.uid) return value;
-    return pairwiseMarker(this.deps.ppidSecret, token.subject, field, value) as V;
+    return timestampShownTo(this.deps.ppidSecret, token, field, value);
   }
 
   /** An opaque or JWT access token, live (not expired, not revoked). */

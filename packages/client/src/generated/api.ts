@@ -71,7 +71,7 @@ export interface paths {
         put?: never;
         /**
          * Email an unblock code
-         * @description After a sign-in got 400/125 with `verificationMethod: email-captcha`: mails the account's primary address an 8-character code, valid for `UNBLOCK_CODE_LIFETIME_SECONDS` (an hour). A new code replaces the previous one.
+         * @description After a sign-in got 400/125 with `verificationMethod: email-captcha`: mails the account's primary address an 8-character code, valid for `UNBLOCK_CODE_LIFETIME_SECONDS` (an hour). A new code replaces the previous one. When rate limiting caps the mails (429/114 with retryAfter), nothing is sent, but the last code mailed stays valid for another lifetime: sign in with it.
          */
         post: operations["accountLoginSendUnblockCode"];
         delete?: never;
@@ -309,7 +309,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out a session
-         * @description Destroys the calling session, or with `customSessionToken` (a session's id or handle) another session of the same account.
+         * @description Destroys the calling session, or with `customSessionToken` (a session's id or handle) another session of the same account. Any session may destroy itself; destroying another takes a session confirmed at the account's level, as /account/attached_client/destroy does: an unconfirmed one gets 400/138, one below AAL2 on an account with two-step authentication 400/222, whether or not the name is a session of the account.
          */
         post: operations["sessionDestroy"];
         delete?: never;
@@ -329,7 +329,7 @@ export interface paths {
         put?: never;
         /**
          * A second session for the same sign-in
-         * @description The copy has its own token and the same confirmation state; confirming one by emailed link confirms both.
+         * @description The copy has its own token and its own confirmation state. A confirmed session's copy is confirmed the same way (same method, same AAL); an unconfirmed session's copy is unconfirmed and waits on a confirmation of its own (its own link code and emailed codes, or the second factor on an account with two-step authentication): confirming either does not confirm the other.
          */
         post: operations["sessionDuplicate"];
         delete?: never;
@@ -349,7 +349,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the session with an emailed code
-         * @description The 6-digit code from the sign-up or sign-in email. Confirms the session (and the address, for a sign-up). A wrong code spends one of a few tries; then a new code is needed. Wrong codes also count against the session across resends (at SIGNIN_CODE_MAX_FAILURES_PER_SESSION it ends: 401/110) and against the account (at ACCOUNT_CODE_MAX_FAILURES every code check is refused with 429/114 and retryAfter).
+         * @description The 6-digit code from the sign-up or sign-in email. Confirms the session (and the address, for a sign-up). A wrong code spends one of a few tries; then a new code is needed. Wrong codes also count against the session across resends (at SIGNIN_CODE_MAX_FAILURES_PER_SESSION it ends: 401/110) and against the account (at ACCOUNT_CODE_MAX_FAILURES every code check is refused with 429/114 and retryAfter). A sign-in waiting for the second factor (the account has two-step authentication) is not confirmed by any emailed code: 400/222, before the code is checked.
          */
         post: operations["sessionVerifyCode"];
         delete?: never;
@@ -369,7 +369,7 @@ export interface paths {
         put?: never;
         /**
          * Email a new confirmation code
-         * @description Sends a fresh 6-digit code for the pending sign-up or sign-in confirmation of this session; the previous code stops working. Nothing is sent when there is nothing to confirm.
+         * @description Sends a fresh 6-digit code for the pending sign-up or sign-in confirmation of this session; the previous code stops working. Nothing is sent when there is nothing to confirm. A sign-in waiting for the second factor (the account has two-step authentication) is sent nothing: 400/222.
          */
         post: operations["sessionResendCode"];
         delete?: never;
@@ -409,7 +409,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the account's other devices to confirm this sign-in
-         * @description For an unconfirmed session: pushes `fxaccounts:verify_login` with the session's 6-digit confirmation code (a new one, replacing any emailed code) to the account's devices on confirmed sessions. A device shows the code; the person types it where they are signing in, which sends it to /session/verify/verify_push. `sent` is how many devices were pushed to (0 for a confirmed session, or when no device can be reached: fall back to email).
+         * @description For an unconfirmed session: pushes `fxaccounts:verify_login` with the session's 6-digit confirmation code (a new one, replacing any emailed code) to the account's devices on confirmed sessions. A device shows the code; the person types it where they are signing in, which sends it to /session/verify/verify_push. `sent` is how many devices were pushed to (0 for a confirmed session, or when no device can be reached: fall back to email). A sign-in waiting for the second factor (the account has two-step authentication) is refused 400/222: another device's code does not confirm it.
          */
         post: operations["sessionVerifySendPush"];
         delete?: never;
@@ -429,7 +429,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the session with a code another device showed
-         * @description The code pushed by /session/verify/send_push confirms the session, with the tries, expiry and failure counting of /session/verify_code (the two check the same code).
+         * @description The code pushed by /session/verify/send_push confirms the session, with the tries, expiry and failure counting of /session/verify_code (the two check the same code). A sign-in waiting for the second factor is not confirmed by it: 400/222.
          */
         post: operations["sessionVerifyVerifyPush"];
         delete?: never;
@@ -449,7 +449,7 @@ export interface paths {
         put?: never;
         /**
          * Register or update the session's device
-         * @description Without `id`, registers a device on the calling session (at least one of `name`, `type`, `pushCallback`); a session has one device, so a second registration is 400/124 with the `deviceId` it has. With `id` (the session's own device), updates what is sent (at least one field besides `id`); naming another device is 124 when the session has one, else 400/123. A `pushCallback` sent without `pushPublicKey` and `pushAuthKey` sets both keys to empty; a new push endpoint or key pair clears `pushEndpointExpired`. The public key must be an uncompressed P-256 point (65 bytes) and the auth secret 16 bytes. `availableCommands`, when sent, replaces the device's list.
+         * @description Without `id`, registers a device on the calling session (at least one of `name`, `type`, `pushCallback`); a session has one device, so a second registration is 400/124 with the `deviceId` it has. With `id` (the session's own device), updates what is sent (at least one field besides `id`); an `id` the account has no device with is 400/123, checked before the rest of the body; another device of the account is 124 when the session has one, else 123. A `pushCallback` sent without `pushPublicKey` and `pushAuthKey` sets both keys to empty; a new push endpoint or key pair clears `pushEndpointExpired`. The callback is kept and answered normalised. The public key must be an uncompressed P-256 point (65 bytes) and the auth secret 16 bytes. `availableCommands`, when sent, replaces the device's list. A `name` that is empty, like a device registered without one, reads back null. `capabilities` (deprecated) is accepted and ignored.
          */
         post: operations["accountDevice"];
         delete?: never;
@@ -467,7 +467,7 @@ export interface paths {
         };
         /**
          * The account's devices
-         * @description Every device registered on a session of the account, most recently used first.
+         * @description Every device registered on a session of the account, most recently used first. A session not confirmed at its account's AAL (unconfirmed, or confirmed by email while two-step authentication is on) gets `pushCallback`, `pushPublicKey` and `pushAuthKey` null for every device but its own.
          */
         get: operations["accountDevices"];
         put?: never;
@@ -549,7 +549,7 @@ export interface paths {
         put?: never;
         /**
          * Send a command to another device
-         * @description Stores the command for `target` (a device of the account that lists `command` in its availableCommands, else 400/157) and pushes it `fxaccounts:command_received` with the command's index. The target reads it with GET /account/device/commands until `ttl` milliseconds pass (default and maximum 10,000,000); after that it is never delivered. `payload` is at most 2048 characters as JSON, usually encrypted to the key the target published for the command.
+         * @description Stores the command for `target` (a device of the account that lists `command` in its availableCommands, on a session confirmed at the account's AAL, else 400/157) and pushes it `fxaccounts:command_received` with the command's index. The target reads it with GET /account/device/commands until `ttl` milliseconds pass (default and maximum 10,000,000); after that it is never delivered. `payload` is at most 2048 characters as JSON, usually encrypted to the key the target published for the command. Needs a session confirmed at the account's AAL (400/138, or 400/222 on an account with two-step authentication). At most DEVICE_COMMANDS_PENDING_MAX commands wait for one device: one more is 429/114 with `retryAfter` (seconds until the first of them expires). Rate limited per account and client address (`invokeDeviceCommand`).
          */
         post: operations["accountDevicesInvokeCommand"];
         delete?: never;
@@ -589,7 +589,7 @@ export interface paths {
         put?: never;
         /**
          * Push to the account's devices
-         * @description Pushes `payload` (a JSON object of at most 3993 bytes: what one encrypted Web Push record carries) to the devices named in `to`, or to every device but those `excluded` when `to` is `"all"`. `TTL` is how long the push service keeps it for an offline device, in seconds (default 0: now or never). Devices without a live push endpoint are skipped; the reply does not wait for the push.
+         * @description Pushes `payload` to the devices named in `to`, or to every device but those `excluded` when `to` is `"all"`. `payload` is what clients send each other: `sync:collection_changed` naming Sync collections (Firefox sends it after uploading its client record); the account events (`fxaccounts:*`) are the server's own and refused (400/107), as is anything else. `TTL` is how long the push service keeps it for an offline device, in seconds (default 0: now or never). Devices without a live push endpoint are skipped; the reply does not wait for the push. Needs a session confirmed at the account's AAL (400/138, or 400/222 on an account with two-step authentication).
          */
         post: operations["accountDevicesNotify"];
         delete?: never;
@@ -647,7 +647,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm by the code of an emailed link
-         * @description The link in the sign-up email carries the account's emailCode (confirms the address and the sign-up session); the link in a sign-in email carries that session's tokenVerificationId (confirms that session).
+         * @description The link in the sign-up email carries the account's emailCode (confirms the address and the sign-up session); the link in a sign-in email carries that session's tokenVerificationId (confirms that session). On an account with two-step authentication no link confirms a session: a sign-in link answers 400/222 while its session waits for the second factor (/session/verify/totp, a backup code or the recovery phone).
          */
         post: operations["recoveryEmailVerifyCode"];
         delete?: never;
@@ -667,7 +667,7 @@ export interface paths {
         put?: never;
         /**
          * Email the confirmation link again
-         * @description Resends the sign-up link while the address is unconfirmed, or the sign-in link while the session is. Nothing is sent when both are confirmed.
+         * @description Resends the sign-up link while the address is unconfirmed, or the sign-in link while the session is. Nothing is sent when both are confirmed. A sign-in waiting for the second factor (the account has two-step authentication) is sent nothing: 400/222.
          */
         post: operations["recoveryEmailResendCode"];
         delete?: never;
@@ -1202,7 +1202,7 @@ export interface paths {
         };
         /**
          * Is two-step authentication on
-         * @description With a session (confirmed or not) or a password forgot token. `exists`: two-step is on; `verified`: the app proved a code (during setup, before `/totp/setup/complete`, `exists` is still false).
+         * @description With a session (confirmed or not) or a password forgot token that proved the address (the token of `/password/forgot/verify_otp`; one of `/password/forgot/send_code` gets 400/138). `exists`: two-step is on; `verified`: the app proved a code (during setup, before `/totp/setup/complete`, `exists` is still false).
          */
         get: operations["totpExists"];
         put?: never;
@@ -1464,7 +1464,7 @@ export interface paths {
         put?: never;
         /**
          * Second factor during a password reset
-         * @description With the password forgot token: a right code from the app (`success: true`) lets the reset that follows proceed on a two-step account without a recovery key (without it /account/reset answers 138). A wrong code: `success: false`.
+         * @description With the password forgot token of `/password/forgot/verify_otp` (one that proved the address; a token of `/password/forgot/send_code` gets 400/138): a right code from the app (`success: true`) lets the reset that follows proceed on a two-step account without a recovery key (without it /account/reset answers 138). A wrong code: `success: false`.
          */
         post: operations["totpVerify"];
         delete?: never;
@@ -1536,7 +1536,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How many backup codes are left */
+        /**
+         * How many backup codes are left
+         * @description With a session, or a password forgot token that proved the address (that of `/password/forgot/verify_otp`; else 400/138).
+         */
         get: operations["recoveryCodesExists"];
         put?: never;
         post?: never;
@@ -1577,7 +1580,7 @@ export interface paths {
         put?: never;
         /**
          * Backup code during a password reset
-         * @description With the password forgot token: spends a backup code in place of the app's code (see `/totp/verify`); `remaining` codes are left. 156 unknown code, 160 two-step off.
+         * @description With the password forgot token of `/password/forgot/verify_otp` (else 400/138, as for `/totp/verify`): spends a backup code in place of the app's code; `remaining` codes are left. 156 unknown code, 160 two-step off.
          */
         post: operations["totpVerifyRecoveryCode"];
         delete?: never;
@@ -1595,7 +1598,7 @@ export interface paths {
         };
         /**
          * The account's recovery phone
-         * @description Whether the account has a recovery phone, and its number masked (`+1••••••0123`). With a confirmed session also `nationalFormat`, masked the same way. Works with a password forgot token, to offer the phone during a reset.
+         * @description Whether the account has a recovery phone, and its number masked (`+1••••••0123`). With a confirmed session also `nationalFormat`, masked the same way. Works with a password forgot token that proved the address (that of `/password/forgot/verify_otp`; a token of `/password/forgot/send_code` gets 400/138), to offer the phone during a reset.
          */
         get: operations["recoveryPhone"];
         put?: never;
@@ -1821,7 +1824,7 @@ export interface paths {
         put?: never;
         /**
          * Text a password-reset code to the recovery phone
-         * @description During a password reset on a two-step account: texts a 6-digit code to the recovery phone. 215 without a phone.
+         * @description During a password reset on a two-step account, with the password forgot token of `/password/forgot/verify_otp` (one that proved the address; a token of `/password/forgot/send_code` gets 400/138 and nothing is sent): texts a 6-digit code to the recovery phone. 215 without a phone.
          */
         post: operations["recoveryPhoneResetPasswordSendCode"];
         delete?: never;
@@ -1841,7 +1844,7 @@ export interface paths {
         put?: never;
         /**
          * Pass the reset's second factor with the texted code
-         * @description The code marks the password forgot token (and the account reset token it yields) as verified with `sms-2fa`, so `/account/reset` may proceed on a two-step account. The account is emailed. 183 wrong or expired code.
+         * @description The code marks the password forgot token (and the account reset token it yields) as verified with `sms-2fa`, so `/account/reset` may proceed on a two-step account. The account is emailed. 183 wrong or expired code; 138 for a forgot token that has not proven the address (see send_code).
          */
         post: operations["recoveryPhoneResetPasswordConfirm"];
         delete?: never;
@@ -1881,7 +1884,7 @@ export interface paths {
         put?: never;
         /**
          * Does the account have a recovery key
-         * @description With a session or a password forgot token: whether the account has a key, and its hint. Anonymously, `email` is required and the answer is only `exists`: true for the confirmed primary address of an account with a key, false for any other address (unknown ones included).
+         * @description With a session or a password forgot token that proved the address (that of `/password/forgot/verify_otp`): whether the account has a key, and its hint. A forgot token of `/password/forgot/send_code` (anyone naming the address gets one) learns only `exists`. Anonymously, `email` is required and the answer is only `exists`: true for the confirmed primary address of an account with a key, false for any other address (unknown ones included).
          */
         post: operations["recoveryKeyExists"];
         delete?: never;
@@ -1989,7 +1992,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with Google or Apple
-         * @description Checks the provider's OpenID Connect id_token: its RS256 signature against the provider's published keys, `iss`, `aud` (one of the configured client ids), `exp` and `iat` (a few seconds of tolerance), and `nonce` when one is sent. A token is single-use. The token's subject, when linked, signs in to its account. Otherwise the address the provider verified links to the account whose confirmed primary address it is (or a stub awaiting setup), or opens a new account without a password (set one later with /password/create). An unconfirmed sign-up holding the address is replaced. An address the provider has not verified is refused (400/107 on `idToken`), as is a token that fails any check (400/107 on `idToken` or `nonce`, the message says which check); a token is refused when used a second time. 500/205 when the provider's keys cannot be fetched (retry later). The session is confirmed, except on an account with two-step authentication: then it waits for the second factor (`verificationMethod: totp-2fa`, `verified: false`). No keyFetchToken is returned: keys come from the password. A provider that is not enabled answers 503/202.
+         * @description Checks the provider's OpenID Connect id_token: its RS256 signature against the provider's published keys, `iss`, `aud` (one of the configured client ids; an `aud` that also names another client needs an `azp` that is ours), `exp`, and `iat` (not in the future; LINKED_ACCOUNT_CLOCK_TOLERANCE_SECONDS of tolerance), and `nonce` when one is sent. A token is single-use. The token's subject, when linked, signs in to its account. Otherwise the address the provider verified links to the account whose confirmed primary address it is (or a stub awaiting setup), or opens a new account without a password (set one later with /password/create). An unconfirmed sign-up holding the address is replaced, and so is another account's unconfirmed secondary address (its claim is removed, however recent: the provider vouches for whoever holds the mailbox); a confirmed secondary address is 400/142. An address the provider has not verified is refused (400/107 on `idToken`), as is a token that fails any check (400/107 on `idToken` or `nonce`, the message says which check); a token is refused when used a second time. 500/205 when the provider's keys cannot be fetched (retry later). The session is confirmed, except on an account with two-step authentication: then it waits for the second factor (`verificationMethod: totp-2fa`, `verified: false`). No keyFetchToken is returned: keys come from the password. A provider that is not enabled answers 503/202.
          */
         post: operations["linkedAccountLogin"];
         delete?: never;
@@ -2113,7 +2116,7 @@ export interface paths {
         put?: never;
         /**
          * Authorize a relying party (OAuth server path)
-         * @description Issues an authorization code for the signed-in person (a confirmed session on a confirmed account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`, when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with `invalidScopes`; a client registered with pairwise subjects is never given `profile`, `profile:write`, `profile:uid` or `profile:uid:write`, which would show it the uid); a public client sends a PKCE `code_challenge` with method `S256` (400/169); `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes. An `assertion` (50–10240 characters) is accepted by the schema and never honoured: Tessera issues no identity assertions and authorizes this call with the session token, signed with Hawk. Sent instead of a session token it answers 401/104, beside one 400/109. This path answers from the OAuth server's error catalogue (the portal's error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client's code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.
+         * @description Issues an authorization code for the signed-in person (a confirmed session on a confirmed account) to the relying party `client_id`. Checks: the client exists (400/162); `redirect_uri`, when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with `invalidScopes`; a client registered with pairwise subjects is never given `profile`, `profile:write`, `profile:uid` or `profile:uid:write`, which would show it the uid); a public client sends a PKCE `code_challenge` with method `S256` (400/169); `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168). The code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes. An `assertion` (50–10240 characters) is accepted by the schema and never honoured: Tessera issues no identity assertions and authorizes this call with the session token, signed with Hawk. Sent instead of a session token it answers 401/104, beside one 400/109. This path answers from the OAuth server's error catalogue (the portal's error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client's code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type, 122 invalid_target; a session below the account's AAL keeps the auth server's 400/222, which has no twin.
          */
         post: operations["authorization"];
         delete?: never;
@@ -2133,7 +2136,7 @@ export interface paths {
         put?: never;
         /**
          * Get tokens
-         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working; presenting a replaced token again (a copy, or the loser of two concurrent refreshes: there is no grace period) ends its grant, the current refresh token and every access token of it, and answers as for an unknown token (RFC 9700 §4.14.2 reuse detection). Token exchange (`grant_type=urn:ietf:params:oauth:grant-type:token-exchange`, RFC 8693): a client registered with canGrant sends its refresh token as `subject_token` with `subject_token_type=urn:ietf:params:oauth:token-type:refresh_token` and the scopes to add as `scope` (required); it gets an access token and a new refresh token for the union of the scopes, and the refresh token sent stops working (of two exchanges of one token, one succeeds); presenting it again, here or as a refresh, ends the grant as a replaced rotated token does. Unknown, revoked, expired or another client's subject token 400/182; a client without canGrant, a scope the client is not allowed, or a scope carrying a scoped key not already granted 400/163. The answer adds `issued_token_type`. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one. Clients registered with pairwise subjects get as `sub` a pairwise id (32 hex) that depends on the client, the account, `ppid_seed` and, if the client rotates them, the period; clients registered with JWT access tokens get `access_token` as an RS256 JWT (`typ` at+jwt). `resource` (an absolute URI without fragment, else 400/109 or 400/107) adds that URI to the `aud` of the id_token and of a JWT access token.
+         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `fxa-credentials` (POST /oauth/token with a session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. The session must be confirmed (400/138) on a confirmed account (400/104), and on an account with two-step authentication confirmed by the second factor (400/222, as /oauth/authorization answers). A refresh grant made before the account turned two-step on keeps working: it is the same grant, not a new one. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working; presenting a replaced token again (a copy, or the loser of two concurrent refreshes: there is no grace period) ends its grant, the current refresh token and every access token of it, and answers as for an unknown token (RFC 9700 §4.14.2 reuse detection). Token exchange (`grant_type=urn:ietf:params:oauth:grant-type:token-exchange`, RFC 8693): a client registered with canGrant sends its refresh token as `subject_token` with `subject_token_type=urn:ietf:params:oauth:token-type:refresh_token` and the scopes to add as `scope` (required); it gets an access token and a new refresh token for the union of the scopes, and the refresh token sent stops working (of two exchanges of one token, one succeeds); presenting it again, here or as a refresh, ends the grant as a replaced rotated token does. Unknown, revoked, expired or another client's subject token 400/182; a client without canGrant, a scope the client is not allowed, or a scope carrying a scoped key not already granted 400/163. A confidential client authenticates with its secret; a public client, which has none, must send the request to POST /oauth/token with the session token of the refresh token's account (Hawk), confirmed at the account's AAL (RFC 8693 §5: without client authentication the token alone would be enough): without one 401/110 (401/104 on /token), another account's session 400/182, an unconfirmed one 400/138, one below the account's AAL 400/222. On an account with two-step authentication, a grant made without the second factor is not widened (400/222). The answer adds `issued_token_type`. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one. Clients registered with pairwise subjects get as `sub` a pairwise id (32 hex) that depends on the client, the account, `ppid_seed` and, if the client rotates them, the period; clients registered with JWT access tokens get `access_token` as an RS256 JWT (`typ` at+jwt). `resource` (an absolute URI without fragment, else 400/109 or 400/107) must be one of the resources the client is registered for (`allowedResources`, compared exactly; else `invalid_target`, 400/224, 400/122 on /token, RFC 8707 §2), and adds that URI to the `aud` of the id_token and of a JWT access token.
          */
         post: operations["oauthToken"];
         delete?: never;
@@ -2153,7 +2156,7 @@ export interface paths {
         put?: never;
         /**
          * Get tokens (OAuth server path)
-         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working; presenting a replaced token again (a copy, or the loser of two concurrent refreshes: there is no grace period) ends its grant, the current refresh token and every access token of it, and answers as for an unknown token (RFC 9700 §4.14.2 reuse detection). Token exchange (`grant_type=urn:ietf:params:oauth:grant-type:token-exchange`, RFC 8693): a client registered with canGrant sends its refresh token as `subject_token` with `subject_token_type=urn:ietf:params:oauth:token-type:refresh_token` and the scopes to add as `scope` (required); it gets an access token and a new refresh token for the union of the scopes, and the refresh token sent stops working (of two exchanges of one token, one succeeds); presenting it again, here or as a refresh, ends the grant as a replaced rotated token does. Unknown, revoked, expired or another client's subject token 400/182; a client without canGrant, a scope the client is not allowed, or a scope carrying a scoped key not already granted 400/163. The answer adds `issued_token_type`. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one. Clients registered with pairwise subjects get as `sub` a pairwise id (32 hex) that depends on the client, the account, `ppid_seed` and, if the client rotates them, the period; clients registered with JWT access tokens get `access_token` as an RS256 JWT (`typ` at+jwt). `resource` (an absolute URI without fragment, else 400/109 or 400/107) adds that URI to the `aud` of the id_token and of a JWT access token. An `assertion` (50–10240 characters) is accepted by the schema and never honoured: Tessera issues no identity assertions; it answers 401/104 saying to use the fxa-credentials grant on POST /oauth/token with a Hawk-signed session token, and so does `grant_type=fxa-credentials` on this path. This path answers from the OAuth server's error catalogue (the portal's error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client's code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type.
+         * @description Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`. A confidential client authenticates with `Authorization: Basic` (client_secret_basic) or `client_secret` in the body (client_secret_post), never both; a wrong secret answers 400/171. A public client sends no secret. `authorization_code`: unknown code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is single use: a second use answers 400/172 and revokes the access and refresh tokens the first use issued. `fxa-credentials` (POST /oauth/token with a session token): for first-party clients registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh token. The session must be confirmed (400/138) on a confirmed account (400/104), and on an account with two-step authentication confirmed by the second factor (400/222, as /oauth/authorization answers). A refresh grant made before the account turned two-step on keeps working: it is the same grant, not a new one. `refresh_token`: unknown, revoked, expired or another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients registered with refresh-token rotation get a new refresh token each time and the one used stops working; presenting a replaced token again (a copy, or the loser of two concurrent refreshes: there is no grace period) ends its grant, the current refresh token and every access token of it, and answers as for an unknown token (RFC 9700 §4.14.2 reuse detection). Token exchange (`grant_type=urn:ietf:params:oauth:grant-type:token-exchange`, RFC 8693): a client registered with canGrant sends its refresh token as `subject_token` with `subject_token_type=urn:ietf:params:oauth:token-type:refresh_token` and the scopes to add as `scope` (required); it gets an access token and a new refresh token for the union of the scopes, and the refresh token sent stops working (of two exchanges of one token, one succeeds); presenting it again, here or as a refresh, ends the grant as a replaced rotated token does. Unknown, revoked, expired or another client's subject token 400/182; a client without canGrant, a scope the client is not allowed, or a scope carrying a scoped key not already granted 400/163. A confidential client authenticates with its secret; a public client, which has none, must send the request to POST /oauth/token with the session token of the refresh token's account (Hawk), confirmed at the account's AAL (RFC 8693 §5: without client authentication the token alone would be enough): without one 401/110 (401/104 on /token), another account's session 400/182, an unconfirmed one 400/138, one below the account's AAL 400/222. On an account with two-step authentication, a grant made without the second factor is not widened (400/222). The answer adds `issued_token_type`. The answer has `token_type` bearer, `scope` (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default), `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and `keys_jwe` when the authorization request carried one. Clients registered with pairwise subjects get as `sub` a pairwise id (32 hex) that depends on the client, the account, `ppid_seed` and, if the client rotates them, the period; clients registered with JWT access tokens get `access_token` as an RS256 JWT (`typ` at+jwt). `resource` (an absolute URI without fragment, else 400/109 or 400/107) must be one of the resources the client is registered for (`allowedResources`, compared exactly; else `invalid_target`, 400/224, 400/122 on /token, RFC 8707 §2), and adds that URI to the `aud` of the id_token and of a JWT access token. An `assertion` (50–10240 characters) is accepted by the schema and never honoured: Tessera issues no identity assertions; it answers 401/104 saying to use the fxa-credentials grant on POST /oauth/token with a Hawk-signed session token, and so does `grant_type=fxa-credentials` on this path. This path answers from the OAuth server's error catalogue (the portal's error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client's code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type, 122 invalid_target; a session below the account's AAL keeps the auth server's 400/222, which has no twin.
          */
         post: operations["token"];
         delete?: never;
@@ -2703,7 +2706,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                     /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
@@ -2926,7 +2929,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                     /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
@@ -2944,7 +2947,7 @@ export interface operations {
                     metricsContext?: components["schemas"]["MetricsContext"];
                     /**
                      * Format: email-address
-                     * @description The address the user typed, when the client signs in with another.
+                     * @description The address the user typed, when the client signs in with another. An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     originalLoginEmail?: string;
                     /**
@@ -3148,7 +3151,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                     metricsContext?: components["schemas"]["MetricsContext"];
@@ -3752,7 +3755,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                     /** @default false */
@@ -3937,7 +3940,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                 };
@@ -4115,7 +4118,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                     /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
@@ -4464,7 +4467,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                     clientId: string;
@@ -5137,7 +5140,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 138 SESSION_UNVERIFIED, errno 222 INSUFFICIENT_AAL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5515,7 +5518,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 183 INVALID_EXPIRED_OTP_CODE, errno 153 EXPIRED_TOKEN_VERIFICATION_CODE */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 183 INVALID_EXPIRED_OTP_CODE, errno 153 EXPIRED_TOKEN_VERIFICATION_CODE, errno 222 INSUFFICIENT_AAL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5698,7 +5701,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 134 BOUNCE_HARD, errno 135 BOUNCE_SOFT, errno 133 BOUNCE_COMPLAINT */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 222 INSUFFICIENT_AAL, errno 134 BOUNCE_HARD, errno 135 BOUNCE_SOFT, errno 133 BOUNCE_COMPLAINT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5881,7 +5884,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                     /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
@@ -5899,7 +5902,7 @@ export interface operations {
                     metricsContext?: components["schemas"]["MetricsContext"];
                     /**
                      * Format: email-address
-                     * @description The address the user typed, when the client signs in with another.
+                     * @description The address the user typed, when the client signs in with another. An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     originalLoginEmail?: string;
                     /**
@@ -6123,7 +6126,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 222 INSUFFICIENT_AAL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6303,7 +6306,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 183 INVALID_EXPIRED_OTP_CODE, errno 153 EXPIRED_TOKEN_VERIFICATION_CODE */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 183 INVALID_EXPIRED_OTP_CODE, errno 153 EXPIRED_TOKEN_VERIFICATION_CODE, errno 222 INSUFFICIENT_AAL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6474,7 +6477,7 @@ export interface operations {
                     name?: string;
                     /** @description What kind of device: desktop, mobile, tablet, vr, tv; at most 16 characters. */
                     type?: string;
-                    /** @description The Web Push subscription endpoint: an https URL of at most 255 characters on a host of PUSH_ALLOWED_HOSTS (the real push services by default). Empty: no push. */
+                    /** @description The Web Push subscription endpoint: an https URL of at most 255 characters on a host of PUSH_ALLOWED_HOSTS (the real push services by default). Stored and answered normalised (as WHATWG URL serialises it: `https:///host/x` becomes `https://host/x`, hosts in lower case and percent-decoding undone), and checked as stored. Empty: no push. */
                     pushCallback?: string;
                     /** @description The subscription's P-256 public key (`p256dh`), base64url; pushes are encrypted to it (aes128gcm, RFC 8291). */
                     pushPublicKey?: string;
@@ -6484,6 +6487,11 @@ export interface operations {
                     availableCommands?: {
                         [key: string]: string;
                     };
+                    /**
+                     * @deprecated
+                     * @description Deprecated and ignored: old clients still send it (usually `[]`).
+                     */
+                    capabilities?: string[];
                 };
             };
         };
@@ -7485,7 +7493,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 123 DEVICE_UNKNOWN, errno 157 DEVICE_COMMAND_UNAVAILABLE */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 123 DEVICE_UNKNOWN, errno 157 DEVICE_COMMAND_UNAVAILABLE, errno 138 SESSION_UNVERIFIED, errno 222 INSUFFICIENT_AAL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7844,8 +7852,21 @@ export interface operations {
                     to: "all" | string[];
                     /** @description Only with `to: "all"`. */
                     excluded?: string[];
+                    /** @description The one payload clients send each other: `{"version":1,"command":"sync:collection_changed","data":{"collections":["clients"],"reason":"firstsync"}}`. The account events (`fxaccounts:*`) come from the server only and are refused here (400/107). */
                     payload: {
-                        [key: string]: unknown;
+                        /** @enum {number} */
+                        version: 1;
+                        /**
+                         * @description The collections named changed on the server: the device syncs them now.
+                         * @enum {string}
+                         */
+                        command: "sync:collection_changed";
+                        data: {
+                            /** @description Sync collections (engine names). */
+                            collections: ("addons" | "addresses" | "bookmarks" | "clients" | "creditcards" | "forms" | "history" | "passwords" | "prefs" | "tabs")[];
+                            /** @description Why, in a word: Firefox sends `firstsync` or `sendtab`. */
+                            reason?: string;
+                        };
                     };
                     /** @default 0 */
                     TTL?: number;
@@ -7862,7 +7883,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 138 SESSION_UNVERIFIED, errno 222 INSUFFICIENT_AAL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8200,7 +8221,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 102 ACCOUNT_UNKNOWN, errno 105 INVALID_VERIFICATION_CODE */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 102 ACCOUNT_UNKNOWN, errno 105 INVALID_VERIFICATION_CODE, errno 222 INSUFFICIENT_AAL */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8358,7 +8379,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email?: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
@@ -8385,7 +8406,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 150 RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL, errno 134 BOUNCE_HARD, errno 135 BOUNCE_SOFT, errno 133 BOUNCE_COMPLAINT */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 150 RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL, errno 222 INSUFFICIENT_AAL, errno 134 BOUNCE_HARD, errno 135 BOUNCE_SOFT, errno 133 BOUNCE_COMPLAINT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8622,7 +8643,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description One of the account's addresses (compared without case).
+                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                 };
@@ -8814,7 +8835,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description One of the account's addresses (compared without case).
+                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                 };
@@ -8997,7 +9018,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description One of the account's addresses (compared without case).
+                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                 };
@@ -9180,7 +9201,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description One of the account's addresses (compared without case).
+                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                 };
@@ -9372,7 +9393,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description The secondary address the code was sent to.
+                     * @description The secondary address the code was sent to. An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                     /** @description The emailed code: digits only. */
@@ -9557,7 +9578,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description One of the account's addresses (compared without case).
+                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                 };
@@ -9749,7 +9770,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description One of the account's addresses (compared without case).
+                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                 };
@@ -9932,7 +9953,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description One of the account's addresses (compared without case).
+                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                 };
@@ -10115,7 +10136,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description One of the account's addresses (compared without case).
+                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                 };
@@ -10307,7 +10328,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description The secondary address the code was sent to.
+                     * @description The secondary address the code was sent to. An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                     /** @description The emailed code: digits only. */
@@ -10492,7 +10513,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description The address the current password was stretched with.
+                     * @description The address the current password was stretched with. An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                     oldAuthPW: string;
@@ -10883,7 +10904,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description The address the current password was stretched with.
+                     * @description The address the current password was stretched with. An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email?: string;
                     oldAuthPW: string;
@@ -11088,7 +11109,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
@@ -11287,7 +11308,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
@@ -11740,7 +11761,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
@@ -11926,7 +11947,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email: string;
                     code: string;
@@ -12996,6 +13017,15 @@ export interface operations {
                         exists: boolean;
                         verified: boolean;
                     };
+                };
+            };
+            /** @description errno 138 SESSION_UNVERIFIED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
@@ -15015,7 +15045,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 155 TOTP_TOKEN_NOT_FOUND */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 155 TOTP_TOKEN_NOT_FOUND, errno 138 SESSION_UNVERIFIED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16044,6 +16074,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description errno 138 SESSION_UNVERIFIED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
             401: {
                 headers: {
@@ -16293,7 +16332,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 156 RECOVERY_CODE_NOT_FOUND, errno 160 TOTP_REQUIRED */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 156 RECOVERY_CODE_NOT_FOUND, errno 160 TOTP_REQUIRED, errno 138 SESSION_UNVERIFIED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16470,6 +16509,15 @@ export interface operations {
                         /** @description Masked national format, e.g. `(•••) •••-0123`. */
                         nationalFormat?: string;
                     };
+                };
+            };
+            /** @description errno 138 SESSION_UNVERIFIED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description errno 110 INVALID_TOKEN, errno 109 INVALID_REQUEST_SIGNATURE, errno 111 INVALID_TIMESTAMP, errno 115 INVALID_NONCE */
@@ -18302,7 +18350,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 215 RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 215 RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST, errno 138 SESSION_UNVERIFIED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18482,7 +18530,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 183 INVALID_EXPIRED_OTP_CODE, errno 215 RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 183 INVALID_EXPIRED_OTP_CODE, errno 215 RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST, errno 138 SESSION_UNVERIFIED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18827,7 +18875,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email-address
-                     * @description An email address: at most 255 characters; a dot-atom local part (no quotes, comments or lists) and a dotted domain (IDNA names allowed); no control or invisible characters.
+                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email?: string;
                     metricsContext?: components["schemas"]["MetricsContext"];
@@ -18843,7 +18891,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         exists: boolean;
-                        /** @description Only with a session or forgot token. */
+                        /** @description Only with a session or a forgot token that proved the address. */
                         hint?: string;
                     };
                 };
@@ -21004,7 +21052,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/html": string;
                 };
             };
             /** @description errno 114 THROTTLED */
@@ -21301,7 +21349,7 @@ export interface operations {
                     subject_token_type?: "urn:ietf:params:oauth:token-type:refresh_token";
                     /** @description Clients registered with pairwise subjects: 0–1024 mixed into the pairwise `sub`. authorization_code: default the seed of the authorization request, else 0; refresh_token: default 0. */
                     ppid_seed?: number;
-                    /** @description RFC 8707: the absolute URI (no fragment) of the resource server the tokens are for. The id_token's `aud` becomes `[client_id, resource]`, and so does a JWT access token's. */
+                    /** @description RFC 8707: the absolute URI (no fragment) of the resource server the tokens are for, one the client is registered for (`allowedResources`, exact match; else `invalid_target`). The id_token's `aud` becomes `[client_id, resource]`, and so does a JWT access token's. */
                     resource?: string;
                 };
             };
@@ -21337,7 +21385,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 171 INCORRECT_CLIENT_SECRET, errno 172 UNKNOWN_AUTHORIZATION_CODE, errno 173 MISMATCH_AUTHORIZATION_CODE, errno 174 EXPIRED_AUTHORIZATION_CODE, errno 169 MISSING_PKCE_PARAMETERS, errno 175 INVALID_PKCE_CHALLENGE, errno 167 INCORRECT_REDIRECT_URI, errno 182 REFRESH_TOKEN_UNKNOWN, errno 163 INVALID_SCOPES, errno 138 SESSION_UNVERIFIED, errno 104 ACCOUNT_UNVERIFIED */
+            /** @description errno 107 INVALID_PARAMETER, errno 108 MISSING_PARAMETER, errno 106 INVALID_JSON, errno 999 MALFORMED_REQUEST, errno 162 UNKNOWN_CLIENT_ID, errno 171 INCORRECT_CLIENT_SECRET, errno 172 UNKNOWN_AUTHORIZATION_CODE, errno 173 MISMATCH_AUTHORIZATION_CODE, errno 174 EXPIRED_AUTHORIZATION_CODE, errno 169 MISSING_PKCE_PARAMETERS, errno 175 INVALID_PKCE_CHALLENGE, errno 167 INCORRECT_REDIRECT_URI, errno 182 REFRESH_TOKEN_UNKNOWN, errno 163 INVALID_SCOPES, errno 224 INVALID_TARGET, errno 222 INSUFFICIENT_AAL, errno 138 SESSION_UNVERIFIED, errno 104 ACCOUNT_UNVERIFIED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21537,7 +21585,7 @@ export interface operations {
                     subject_token_type?: "urn:ietf:params:oauth:token-type:refresh_token";
                     /** @description Clients registered with pairwise subjects: 0–1024 mixed into the pairwise `sub`. authorization_code: default the seed of the authorization request, else 0; refresh_token: default 0. */
                     ppid_seed?: number;
-                    /** @description RFC 8707: the absolute URI (no fragment) of the resource server the tokens are for. The id_token's `aud` becomes `[client_id, resource]`, and so does a JWT access token's. */
+                    /** @description RFC 8707: the absolute URI (no fragment) of the resource server the tokens are for, one the client is registered for (`allowedResources`, exact match; else `invalid_target`). The id_token's `aud` becomes `[client_id, resource]`, and so does a JWT access token's. */
                     resource?: string;
                     /** @description An identity assertion (50–10240 characters), as other servers of this protocol accept. Never honoured here: Tessera authorizes this call with the session token (Hawk). Sent without a session token 401/104, with one 400/109. */
                     assertion?: string;
@@ -21575,7 +21623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description OAuth errno 109 INVALID_PARAMETER, OAuth errno 101 UNKNOWN_CLIENT, OAuth errno 102 INCORRECT_SECRET, OAuth errno 105 UNKNOWN_CODE, OAuth errno 106 INCORRECT_CODE, OAuth errno 107 EXPIRED_CODE, OAuth errno 118 MISSING_PKCE_PARAMETERS, OAuth errno 117 INCORRECT_CODE_CHALLENGE, OAuth errno 103 INCORRECT_REDIRECT, OAuth errno 108 INVALID_TOKEN, OAuth errno 114 INVALID_SCOPES, OAuth errno 121 INVALID_GRANT_TYPE */
+            /** @description OAuth errno 109 INVALID_PARAMETER, OAuth errno 101 UNKNOWN_CLIENT, OAuth errno 102 INCORRECT_SECRET, OAuth errno 105 UNKNOWN_CODE, OAuth errno 106 INCORRECT_CODE, OAuth errno 107 EXPIRED_CODE, OAuth errno 118 MISSING_PKCE_PARAMETERS, OAuth errno 117 INCORRECT_CODE_CHALLENGE, OAuth errno 103 INCORRECT_REDIRECT, OAuth errno 108 INVALID_TOKEN, OAuth errno 114 INVALID_SCOPES, OAuth errno 122 INVALID_TARGET, errno 222 INSUFFICIENT_AAL, OAuth errno 121 INVALID_GRANT_TYPE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24060,8 +24108,8 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * Format: email
-                     * @description The customer's address: required with the support secret; with a session the account's primary address is used.
+                     * Format: email-address
+                     * @description The customer's address: required with the support secret; with a session the account's primary address is used. An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
                      */
                     email?: string;
                     /** @description The product the ticket is about. */

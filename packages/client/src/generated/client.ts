@@ -231,7 +231,9 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -262,6 +264,7 @@ export interface OperationErrors {
     | 'EXPIRED_TOKEN_VERIFICATION_CODE'
     | 'INVALID_EXPIRED_OTP_CODE'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -280,6 +283,7 @@ export interface OperationErrors {
     | 'BOUNCE_SOFT'
     | 'FAILED_TO_SEND_EMAIL'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -318,6 +322,7 @@ export interface OperationErrors {
     | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -334,6 +339,7 @@ export interface OperationErrors {
     | 'EXPIRED_TOKEN_VERIFICATION_CODE'
     | 'INVALID_EXPIRED_OTP_CODE'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -427,8 +433,10 @@ export interface OperationErrors {
     | 'THROTTLED'
     | 'INVALID_NONCE'
     | 'DEVICE_UNKNOWN'
+    | 'SESSION_UNVERIFIED'
     | 'DEVICE_COMMAND_UNAVAILABLE'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -457,7 +465,9 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -486,6 +496,7 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -505,6 +516,7 @@ export interface OperationErrors {
     | 'RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL'
     | 'FAILED_TO_SEND_EMAIL'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -930,6 +942,7 @@ export interface OperationErrors {
     | 'INVALID_TIMESTAMP'
     | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   totpCreate:
@@ -1129,6 +1142,7 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
     | 'TOTP_TOKEN_NOT_FOUND'
     | 'SERVER_BUSY'
     | 'MALFORMED_REQUEST'
@@ -1221,6 +1235,7 @@ export interface OperationErrors {
     | 'INVALID_TIMESTAMP'
     | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   sessionVerifyRecoveryCode:
@@ -1249,6 +1264,7 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
     | 'RECOVERY_CODE_NOT_FOUND'
     | 'TOTP_REQUIRED'
     | 'SERVER_BUSY'
@@ -1261,6 +1277,7 @@ export interface OperationErrors {
     | 'INVALID_TIMESTAMP'
     | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
     | 'UNEXPECTED_ERROR';
   recoveryPhoneDelete:
@@ -1468,6 +1485,7 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
     | 'SERVER_BUSY'
     | 'FEATURE_NOT_ENABLED'
     | 'BACKEND_SERVICE_FAILURE'
@@ -1485,6 +1503,7 @@ export interface OperationErrors {
     | 'REQUEST_TOO_LARGE'
     | 'THROTTLED'
     | 'INVALID_NONCE'
+    | 'SESSION_UNVERIFIED'
     | 'INVALID_EXPIRED_OTP_CODE'
     | 'SERVER_BUSY'
     | 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST'
@@ -1739,6 +1758,8 @@ export interface OperationErrors {
     | 'INVALID_PKCE_CHALLENGE'
     | 'REFRESH_TOKEN_UNKNOWN'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
+    | 'INVALID_TARGET'
     | 'MALFORMED_REQUEST'
     | 'UNEXPECTED_ERROR'
     | 'UNSUPPORTED_MEDIA_TYPE';
@@ -1759,7 +1780,9 @@ export interface OperationErrors {
     | 'INCORRECT_CODE_CHALLENGE'
     | 'MISSING_PKCE_PARAMETERS'
     | 'INVALID_GRANT_TYPE'
+    | 'INVALID_TARGET'
     | 'SERVER_BUSY'
+    | 'INSUFFICIENT_AAL'
     | 'INTERNAL_ERROR'
     | 'MALFORMED_REQUEST';
   jwks:
@@ -2087,7 +2110,8 @@ export class TesseraClient {
    *
    * After a sign-in got 400/125 with `verificationMethod: email-captcha`: mails the account's
    * primary address an 8-character code, valid for `UNBLOCK_CODE_LIFETIME_SECONDS` (an hour). A new
-   * code replaces the previous one.
+   * code replaces the previous one. When rate limiting caps the mails (429/114 with retryAfter),
+   * nothing is sent, but the last code mailed stays valid for another lifetime: sign in with it.
    *
    * `POST /v1/account/login/send_unblock_code`. No authentication.
    *
@@ -2384,14 +2408,18 @@ export class TesseraClient {
    * Sign out a session.
    *
    * Destroys the calling session, or with `customSessionToken` (a session's id or handle) another
-   * session of the same account.
+   * session of the same account. Any session may destroy itself; destroying another takes a session
+   * confirmed at the account's level, as /account/attached_client/destroy does: an unconfirmed one
+   * gets 400/138, one below AAL2 on an account with two-step authentication 400/222, whether or not
+   * the name is a session of the account.
    *
    * `POST /v1/session/destroy`. Authenticates with a sessionToken.
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionDestroy(sessionToken);
    */
@@ -2408,8 +2436,11 @@ export class TesseraClient {
   /**
    * A second session for the same sign-in.
    *
-   * The copy has its own token and the same confirmation state; confirming one by emailed link
-   * confirms both.
+   * The copy has its own token and its own confirmation state. A confirmed session's copy is
+   * confirmed the same way (same method, same AAL); an unconfirmed session's copy is unconfirmed
+   * and waits on a confirmation of its own (its own link code and emailed codes, or the second
+   * factor on an account with two-step authentication): confirming either does not confirm the
+   * other.
    *
    * `POST /v1/session/duplicate`. Authenticates with a sessionToken.
    *
@@ -2437,7 +2468,8 @@ export class TesseraClient {
    * a sign-up). A wrong code spends one of a few tries; then a new code is needed. Wrong codes also
    * count against the session across resends (at SIGNIN_CODE_MAX_FAILURES_PER_SESSION it ends:
    * 401/110) and against the account (at ACCOUNT_CODE_MAX_FAILURES every code check is refused with
-   * 429/114 and retryAfter).
+   * 429/114 and retryAfter). A sign-in waiting for the second factor (the account has two-step
+   * authentication) is not confirmed by any emailed code: 400/222, before the code is checked.
    *
    * `POST /v1/session/verify_code`. Authenticates with a sessionToken.
    *
@@ -2445,7 +2477,8 @@ export class TesseraClient {
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115),
    * EXPIRED_TOKEN_VERIFICATION_CODE (153), INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionVerifyCode(sessionToken, { code });
    */
@@ -2463,7 +2496,9 @@ export class TesseraClient {
    * Email a new confirmation code.
    *
    * Sends a fresh 6-digit code for the pending sign-up or sign-in confirmation of this session; the
-   * previous code stops working. Nothing is sent when there is nothing to confirm.
+   * previous code stops working. Nothing is sent when there is nothing to confirm. A sign-in
+   * waiting for the second factor (the account has two-step authentication) is sent nothing:
+   * 400/222.
    *
    * `POST /v1/session/resend_code`. Authenticates with a sessionToken.
    *
@@ -2471,7 +2506,8 @@ export class TesseraClient {
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), BOUNCE_COMPLAINT (133),
    * BOUNCE_HARD (134), BOUNCE_SOFT (135), FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionResendCode(sessionToken);
    */
@@ -2520,14 +2556,17 @@ export class TesseraClient {
    * confirmation code (a new one, replacing any emailed code) to the account's devices on confirmed
    * sessions. A device shows the code; the person types it where they are signing in, which sends
    * it to /session/verify/verify_push. `sent` is how many devices were pushed to (0 for a confirmed
-   * session, or when no device can be reached: fall back to email).
+   * session, or when no device can be reached: fall back to email). A sign-in waiting for the
+   * second factor (the account has two-step authentication) is refused 400/222: another device's
+   * code does not confirm it.
    *
    * `POST /v1/session/verify/send_push`. Authenticates with a sessionToken.
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionVerifySendPush(sessionToken);
    */
@@ -2545,7 +2584,8 @@ export class TesseraClient {
    * Confirm the session with a code another device showed.
    *
    * The code pushed by /session/verify/send_push confirms the session, with the tries, expiry and
-   * failure counting of /session/verify_code (the two check the same code).
+   * failure counting of /session/verify_code (the two check the same code). A sign-in waiting for
+   * the second factor is not confirmed by it: 400/222.
    *
    * `POST /v1/session/verify/verify_push`. Authenticates with a sessionToken.
    *
@@ -2553,7 +2593,8 @@ export class TesseraClient {
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115),
    * EXPIRED_TOKEN_VERIFICATION_CODE (153), INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.sessionVerifyVerifyPush(sessionToken, { code });
    */
@@ -2573,11 +2614,14 @@ export class TesseraClient {
    * Without `id`, registers a device on the calling session (at least one of `name`, `type`,
    * `pushCallback`); a session has one device, so a second registration is 400/124 with the
    * `deviceId` it has. With `id` (the session's own device), updates what is sent (at least one
-   * field besides `id`); naming another device is 124 when the session has one, else 400/123. A
+   * field besides `id`); an `id` the account has no device with is 400/123, checked before the rest
+   * of the body; another device of the account is 124 when the session has one, else 123. A
    * `pushCallback` sent without `pushPublicKey` and `pushAuthKey` sets both keys to empty; a new
-   * push endpoint or key pair clears `pushEndpointExpired`. The public key must be an uncompressed
-   * P-256 point (65 bytes) and the auth secret 16 bytes. `availableCommands`, when sent, replaces
-   * the device's list.
+   * push endpoint or key pair clears `pushEndpointExpired`. The callback is kept and answered
+   * normalised. The public key must be an uncompressed P-256 point (65 bytes) and the auth secret
+   * 16 bytes. `availableCommands`, when sent, replaces the device's list. A `name` that is empty,
+   * like a device registered without one, reads back null. `capabilities` (deprecated) is accepted
+   * and ignored.
    *
    * `POST /v1/account/device`. Authenticates with a sessionToken.
    *
@@ -2602,7 +2646,10 @@ export class TesseraClient {
   /**
    * The account's devices.
    *
-   * Every device registered on a session of the account, most recently used first.
+   * Every device registered on a session of the account, most recently used first. A session not
+   * confirmed at its account's AAL (unconfirmed, or confirmed by email while two-step
+   * authentication is on) gets `pushCallback`, `pushPublicKey` and `pushAuthKey` null for every
+   * device but its own.
    *
    * `GET /v1/account/devices`. Authenticates with a sessionToken.
    *
@@ -2711,18 +2758,24 @@ export class TesseraClient {
    * Send a command to another device.
    *
    * Stores the command for `target` (a device of the account that lists `command` in its
-   * availableCommands, else 400/157) and pushes it `fxaccounts:command_received` with the command's
-   * index. The target reads it with GET /account/device/commands until `ttl` milliseconds pass
-   * (default and maximum 10,000,000); after that it is never delivered. `payload` is at most 2048
-   * characters as JSON, usually encrypted to the key the target published for the command.
+   * availableCommands, on a session confirmed at the account's AAL, else 400/157) and pushes it
+   * `fxaccounts:command_received` with the command's index. The target reads it with GET
+   * /account/device/commands until `ttl` milliseconds pass (default and maximum 10,000,000); after
+   * that it is never delivered. `payload` is at most 2048 characters as JSON, usually encrypted to
+   * the key the target published for the command. Needs a session confirmed at the account's AAL
+   * (400/138, or 400/222 on an account with two-step authentication). At most
+   * DEVICE_COMMANDS_PENDING_MAX commands wait for one device: one more is 429/114 with `retryAfter`
+   * (seconds until the first of them expires). Rate limited per account and client address
+   * (`invokeDeviceCommand`).
    *
    * `POST /v1/account/devices/invoke_command`. Authenticates with a sessionToken.
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), DEVICE_UNKNOWN (123),
-   * DEVICE_COMMAND_UNAVAILABLE (157), SERVER_BUSY (201), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * SESSION_UNVERIFIED (138), DEVICE_COMMAND_UNAVAILABLE (157), SERVER_BUSY (201),
+   * INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountDevicesInvokeCommand(sessionToken, { target, command, payload });
    */
@@ -2767,18 +2820,22 @@ export class TesseraClient {
   /**
    * Push to the account's devices.
    *
-   * Pushes `payload` (a JSON object of at most 3993 bytes: what one encrypted Web Push record
-   * carries) to the devices named in `to`, or to every device but those `excluded` when `to` is
-   * `"all"`. `TTL` is how long the push service keeps it for an offline device, in seconds (default
-   * 0: now or never). Devices without a live push endpoint are skipped; the reply does not wait for
-   * the push.
+   * Pushes `payload` to the devices named in `to`, or to every device but those `excluded` when
+   * `to` is `"all"`. `payload` is what clients send each other: `sync:collection_changed` naming
+   * Sync collections (Firefox sends it after uploading its client record); the account events
+   * (`fxaccounts:*`) are the server's own and refused (400/107), as is anything else. `TTL` is how
+   * long the push service keeps it for an offline device, in seconds (default 0: now or never).
+   * Devices without a live push endpoint are skipped; the reply does not wait for the push. Needs a
+   * session confirmed at the account's AAL (400/138, or 400/222 on an account with two-step
+   * authentication).
    *
    * `POST /v1/account/devices/notify`. Authenticates with a sessionToken.
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
-   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.accountDevicesNotify(sessionToken, { to, payload });
    */
@@ -2836,14 +2893,16 @@ export class TesseraClient {
    *
    * The link in the sign-up email carries the account's emailCode (confirms the address and the
    * sign-up session); the link in a sign-in email carries that session's tokenVerificationId
-   * (confirms that session).
+   * (confirms that session). On an account with two-step authentication no link confirms a session:
+   * a sign-in link answers 400/222 while its session waits for the second factor
+   * (/session/verify/totp, a backup code or the recovery phone).
    *
    * `POST /v1/recovery_email/verify_code`. No authentication.
    *
    * @throws {TesseraApiError} ACCOUNT_UNKNOWN (102), INVALID_VERIFICATION_CODE (105),
    * INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108), REQUEST_TOO_LARGE (113),
-   * THROTTLED (114), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * THROTTLED (114), SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryEmailVerifyCode({ uid, code });
    */
@@ -2857,7 +2916,8 @@ export class TesseraClient {
    * Email the confirmation link again.
    *
    * Resends the sign-up link while the address is unconfirmed, or the sign-in link while the
-   * session is. Nothing is sent when both are confirmed.
+   * session is. Nothing is sent when both are confirmed. A sign-in waiting for the second factor
+   * (the account has two-step authentication) is sent nothing: 400/222.
    *
    * `POST /v1/recovery_email/resend_code`. Authenticates with a sessionToken.
    *
@@ -2865,8 +2925,8 @@ export class TesseraClient {
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
    * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), BOUNCE_COMPLAINT (133),
    * BOUNCE_HARD (134), BOUNCE_SOFT (135), RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL (150),
-   * FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * FAILED_TO_SEND_EMAIL (151), SERVER_BUSY (201), INSUFFICIENT_AAL (222), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryEmailResendCode(sessionToken);
    */
@@ -3579,15 +3639,16 @@ export class TesseraClient {
   /**
    * Is two-step authentication on.
    *
-   * With a session (confirmed or not) or a password forgot token. `exists`: two-step is on;
-   * `verified`: the app proved a code (during setup, before `/totp/setup/complete`, `exists` is
-   * still false).
+   * With a session (confirmed or not) or a password forgot token that proved the address (the token
+   * of `/password/forgot/verify_otp`; one of `/password/forgot/send_code` gets 400/138). `exists`:
+   * two-step is on; `verified`: the app proved a code (during setup, before `/totp/setup/complete`,
+   * `exists` is still false).
    *
    * `GET /v1/totp/exists`. Authenticates with a sessionToken or a passwordForgotToken.
    *
    * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
-   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
-   * UNEXPECTED_ERROR (999)
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.totpExists({ sessionToken });
    */
@@ -3910,16 +3971,17 @@ export class TesseraClient {
   /**
    * Second factor during a password reset.
    *
-   * With the password forgot token: a right code from the app (`success: true`) lets the reset that
-   * follows proceed on a two-step account without a recovery key (without it /account/reset answers
-   * 138). A wrong code: `success: false`.
+   * With the password forgot token of `/password/forgot/verify_otp` (one that proved the address; a
+   * token of `/password/forgot/send_code` gets 400/138): a right code from the app (`success:
+   * true`) lets the reset that follows proceed on a two-step account without a recovery key
+   * (without it /account/reset answers 138). A wrong code: `success: false`.
    *
    * `POST /v1/totp/verify`. Authenticates with a passwordForgotToken.
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), TOTP_TOKEN_NOT_FOUND (155),
-   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * TOTP_TOKEN_NOT_FOUND (155), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
    * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.totpVerify(passwordForgotToken, { code });
@@ -4083,11 +4145,14 @@ export class TesseraClient {
   /**
    * How many backup codes are left.
    *
+   * With a session, or a password forgot token that proved the address (that of
+   * `/password/forgot/verify_otp`; else 400/138).
+   *
    * `GET /v1/recoveryCodes/exists`. Authenticates with a sessionToken or a passwordForgotToken.
    *
    * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
-   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
-   * UNEXPECTED_ERROR (999)
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.recoveryCodesExists({ sessionToken });
    */
@@ -4131,16 +4196,17 @@ export class TesseraClient {
   /**
    * Backup code during a password reset.
    *
-   * With the password forgot token: spends a backup code in place of the app's code (see
-   * `/totp/verify`); `remaining` codes are left. 156 unknown code, 160 two-step off.
+   * With the password forgot token of `/password/forgot/verify_otp` (else 400/138, as for
+   * `/totp/verify`): spends a backup code in place of the app's code; `remaining` codes are left.
+   * 156 unknown code, 160 two-step off.
    *
    * `POST /v1/totp/verify/recoveryCode`. Authenticates with a passwordForgotToken.
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), RECOVERY_CODE_NOT_FOUND (156),
-   * TOTP_REQUIRED (160), SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * RECOVERY_CODE_NOT_FOUND (156), TOTP_REQUIRED (160), SERVER_BUSY (201), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.totpVerifyRecoveryCode(passwordForgotToken, { code });
    */
@@ -4159,13 +4225,14 @@ export class TesseraClient {
    *
    * Whether the account has a recovery phone, and its number masked (`+1••••••0123`). With a
    * confirmed session also `nationalFormat`, masked the same way. Works with a password forgot
-   * token, to offer the phone during a reset.
+   * token that proved the address (that of `/password/forgot/verify_otp`; a token of
+   * `/password/forgot/send_code` gets 400/138), to offer the phone during a reset.
    *
    * `GET /v1/recovery_phone`. Authenticates with a sessionToken or a passwordForgotToken.
    *
    * @throws {TesseraApiError} INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110),
-   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
-   * UNEXPECTED_ERROR (999)
+   * INVALID_TIMESTAMP (111), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), UNEXPECTED_ERROR (999)
    * @example
    * const reply = await client.recoveryPhone({ sessionToken });
    */
@@ -4482,15 +4549,17 @@ export class TesseraClient {
   /**
    * Text a password-reset code to the recovery phone.
    *
-   * During a password reset on a two-step account: texts a 6-digit code to the recovery phone. 215
-   * without a phone.
+   * During a password reset on a two-step account, with the password forgot token of
+   * `/password/forgot/verify_otp` (one that proved the address; a token of
+   * `/password/forgot/send_code` gets 400/138 and nothing is sent): texts a 6-digit code to the
+   * recovery phone. 215 without a phone.
    *
    * `POST /v1/recovery_phone/reset_password/send_code`. Authenticates with a passwordForgotToken.
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SERVER_BUSY (201),
-   * FEATURE_NOT_ENABLED (202), BACKEND_SERVICE_FAILURE (203),
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * SERVER_BUSY (201), FEATURE_NOT_ENABLED (202), BACKEND_SERVICE_FAILURE (203),
    * RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST (215), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
    * UNSUPPORTED_MEDIA_TYPE (999)
    * @example
@@ -4511,15 +4580,16 @@ export class TesseraClient {
    *
    * The code marks the password forgot token (and the account reset token it yields) as verified
    * with `sms-2fa`, so `/account/reset` may proceed on a two-step account. The account is emailed.
-   * 183 wrong or expired code.
+   * 183 wrong or expired code; 138 for a forgot token that has not proven the address (see
+   * send_code).
    *
    * `POST /v1/recovery_phone/reset_password/confirm`. Authenticates with a passwordForgotToken.
    *
    * @throws {TesseraApiError} INVALID_JSON (106), INVALID_PARAMETER (107), MISSING_PARAMETER (108),
    * INVALID_REQUEST_SIGNATURE (109), INVALID_TOKEN (110), INVALID_TIMESTAMP (111),
-   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), INVALID_EXPIRED_OTP_CODE (183),
-   * SERVER_BUSY (201), RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST (215), MALFORMED_REQUEST (999),
-   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
+   * REQUEST_TOO_LARGE (113), THROTTLED (114), INVALID_NONCE (115), SESSION_UNVERIFIED (138),
+   * INVALID_EXPIRED_OTP_CODE (183), SERVER_BUSY (201), RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST (215),
+   * MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.recoveryPhoneResetPasswordConfirm(passwordForgotToken, { code });
    */
@@ -4563,7 +4633,9 @@ export class TesseraClient {
   /**
    * Does the account have a recovery key.
    *
-   * With a session or a password forgot token: whether the account has a key, and its hint.
+   * With a session or a password forgot token that proved the address (that of
+   * `/password/forgot/verify_otp`): whether the account has a key, and its hint. A forgot token of
+   * `/password/forgot/send_code` (anyone naming the address gets one) learns only `exists`.
    * Anonymously, `email` is required and the answer is only `exists`: true for the confirmed
    * primary address of an account with a key, false for any other address (unknown ones included).
    *
@@ -4741,18 +4813,21 @@ export class TesseraClient {
    * Sign in with Google or Apple.
    *
    * Checks the provider's OpenID Connect id_token: its RS256 signature against the provider's
-   * published keys, `iss`, `aud` (one of the configured client ids), `exp` and `iat` (a few seconds
-   * of tolerance), and `nonce` when one is sent. A token is single-use. The token's subject, when
-   * linked, signs in to its account. Otherwise the address the provider verified links to the
-   * account whose confirmed primary address it is (or a stub awaiting setup), or opens a new
-   * account without a password (set one later with /password/create). An unconfirmed sign-up
-   * holding the address is replaced. An address the provider has not verified is refused (400/107
-   * on `idToken`), as is a token that fails any check (400/107 on `idToken` or `nonce`, the message
-   * says which check); a token is refused when used a second time. 500/205 when the provider's keys
-   * cannot be fetched (retry later). The session is confirmed, except on an account with two-step
-   * authentication: then it waits for the second factor (`verificationMethod: totp-2fa`, `verified:
-   * false`). No keyFetchToken is returned: keys come from the password. A provider that is not
-   * enabled answers 503/202.
+   * published keys, `iss`, `aud` (one of the configured client ids; an `aud` that also names
+   * another client needs an `azp` that is ours), `exp`, and `iat` (not in the future;
+   * LINKED_ACCOUNT_CLOCK_TOLERANCE_SECONDS of tolerance), and `nonce` when one is sent. A token is
+   * single-use. The token's subject, when linked, signs in to its account. Otherwise the address
+   * the provider verified links to the account whose confirmed primary address it is (or a stub
+   * awaiting setup), or opens a new account without a password (set one later with
+   * /password/create). An unconfirmed sign-up holding the address is replaced, and so is another
+   * account's unconfirmed secondary address (its claim is removed, however recent: the provider
+   * vouches for whoever holds the mailbox); a confirmed secondary address is 400/142. An address
+   * the provider has not verified is refused (400/107 on `idToken`), as is a token that fails any
+   * check (400/107 on `idToken` or `nonce`, the message says which check); a token is refused when
+   * used a second time. 500/205 when the provider's keys cannot be fetched (retry later). The
+   * session is confirmed, except on an account with two-step authentication: then it waits for the
+   * second factor (`verificationMethod: totp-2fa`, `verified: false`). No keyFetchToken is
+   * returned: keys come from the password. A provider that is not enabled answers 503/202.
    *
    * `POST /v1/linked_account/login`. No authentication.
    *
@@ -4938,7 +5013,8 @@ export class TesseraClient {
    * 105 unknown code, 106 another client's code, 107 expired code, 108 invalid or unknown token,
    * 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113
    * content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121
-   * grant_type.
+   * grant_type, 122 invalid_target; a session below the account's AAL keeps the auth server's
+   * 400/222, which has no twin.
    *
    * `POST /v1/authorization`. Authenticates with a sessionToken.
    *
@@ -4971,9 +5047,12 @@ export class TesseraClient {
    * code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not
    * matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is
    * single use: a second use answers 400/172 and revokes the access and refresh tokens the first
-   * use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for
-   * first-party clients registered with canGrant; the session authorizes directly,
-   * `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or
+   * use issued. `fxa-credentials` (POST /oauth/token with a session token): for first-party clients
+   * registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh
+   * token. The session must be confirmed (400/138) on a confirmed account (400/104), and on an
+   * account with two-step authentication confirmed by the second factor (400/222, as
+   * /oauth/authorization answers). A refresh grant made before the account turned two-step on keeps
+   * working: it is the same grant, not a new one. `refresh_token`: unknown, revoked, expired or
    * another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients
    * registered with refresh-token rotation get a new refresh token each time and the one used stops
    * working; presenting a replaced token again (a copy, or the loser of two concurrent refreshes:
@@ -4987,15 +5066,22 @@ export class TesseraClient {
    * presenting it again, here or as a refresh, ends the grant as a replaced rotated token does.
    * Unknown, revoked, expired or another client's subject token 400/182; a client without canGrant,
    * a scope the client is not allowed, or a scope carrying a scoped key not already granted
-   * 400/163. The answer adds `issued_token_type`. The answer has `token_type` bearer, `scope`
+   * 400/163. A confidential client authenticates with its secret; a public client, which has none,
+   * must send the request to POST /oauth/token with the session token of the refresh token's
+   * account (Hawk), confirmed at the account's AAL (RFC 8693 §5: without client authentication the
+   * token alone would be enough): without one 401/110 (401/104 on /token), another account's
+   * session 400/182, an unconfirmed one 400/138, one below the account's AAL 400/222. On an account
+   * with two-step authentication, a grant made without the second factor is not widened (400/222).
+   * The answer adds `issued_token_type`. The answer has `token_type` bearer, `scope`
    * (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default),
    * `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and
    * `keys_jwe` when the authorization request carried one. Clients registered with pairwise
    * subjects get as `sub` a pairwise id (32 hex) that depends on the client, the account,
    * `ppid_seed` and, if the client rotates them, the period; clients registered with JWT access
    * tokens get `access_token` as an RS256 JWT (`typ` at+jwt). `resource` (an absolute URI without
-   * fragment, else 400/109 or 400/107) adds that URI to the `aud` of the id_token and of a JWT
-   * access token.
+   * fragment, else 400/109 or 400/107) must be one of the resources the client is registered for
+   * (`allowedResources`, compared exactly; else `invalid_target`, 400/224, 400/122 on /token, RFC
+   * 8707 §2), and adds that URI to the `aud` of the id_token and of a JWT access token.
    *
    * `POST /v1/oauth/token`. Authenticates with a sessionToken, or anonymously.
    *
@@ -5006,8 +5092,8 @@ export class TesseraClient {
    * INCORRECT_REDIRECT_URI (167), MISSING_PKCE_PARAMETERS (169), INCORRECT_CLIENT_SECRET (171),
    * UNKNOWN_AUTHORIZATION_CODE (172), MISMATCH_AUTHORIZATION_CODE (173),
    * EXPIRED_AUTHORIZATION_CODE (174), INVALID_PKCE_CHALLENGE (175), REFRESH_TOKEN_UNKNOWN (182),
-   * SERVER_BUSY (201), MALFORMED_REQUEST (999), UNEXPECTED_ERROR (999),
-   * UNSUPPORTED_MEDIA_TYPE (999)
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), INVALID_TARGET (224), MALFORMED_REQUEST (999),
+   * UNEXPECTED_ERROR (999), UNSUPPORTED_MEDIA_TYPE (999)
    * @example
    * const reply = await client.oauthToken({ sessionToken });
    */
@@ -5031,9 +5117,12 @@ export class TesseraClient {
    * code 400/172, another client's 400/173, expired 400/174, PKCE verifier missing 400/169 or not
    * matching 400/175, redirect_uri differing from the authorization request's 400/167. A code is
    * single use: a second use answers 400/172 and revokes the access and refresh tokens the first
-   * use issued. `fxa-credentials` (POST /oauth/token with a confirmed session token): for
-   * first-party clients registered with canGrant; the session authorizes directly,
-   * `access_type=offline` adds a refresh token. `refresh_token`: unknown, revoked, expired or
+   * use issued. `fxa-credentials` (POST /oauth/token with a session token): for first-party clients
+   * registered with canGrant; the session authorizes directly, `access_type=offline` adds a refresh
+   * token. The session must be confirmed (400/138) on a confirmed account (400/104), and on an
+   * account with two-step authentication confirmed by the second factor (400/222, as
+   * /oauth/authorization answers). A refresh grant made before the account turned two-step on keeps
+   * working: it is the same grant, not a new one. `refresh_token`: unknown, revoked, expired or
    * another client's token 400/182; `scope` may narrow the grant, never widen it (400/163). Clients
    * registered with refresh-token rotation get a new refresh token each time and the one used stops
    * working; presenting a replaced token again (a copy, or the loser of two concurrent refreshes:
@@ -5047,24 +5136,33 @@ export class TesseraClient {
    * presenting it again, here or as a refresh, ends the grant as a replaced rotated token does.
    * Unknown, revoked, expired or another client's subject token 400/182; a client without canGrant,
    * a scope the client is not allowed, or a scope carrying a scoped key not already granted
-   * 400/163. The answer adds `issued_token_type`. The answer has `token_type` bearer, `scope`
+   * 400/163. A confidential client authenticates with its secret; a public client, which has none,
+   * must send the request to POST /oauth/token with the session token of the refresh token's
+   * account (Hawk), confirmed at the account's AAL (RFC 8693 §5: without client authentication the
+   * token alone would be enough): without one 401/110 (401/104 on /token), another account's
+   * session 400/182, an unconfirmed one 400/138, one below the account's AAL 400/222. On an account
+   * with two-step authentication, a grant made without the second factor is not widened (400/222).
+   * The answer adds `issued_token_type`. The answer has `token_type` bearer, `scope`
    * (space-separated), `expires_in` (seconds, ≤ 86400, the client's lifetime by default),
    * `auth_at`, `refresh_token` with `access_type=offline`, `id_token` with scope `openid`, and
    * `keys_jwe` when the authorization request carried one. Clients registered with pairwise
    * subjects get as `sub` a pairwise id (32 hex) that depends on the client, the account,
    * `ppid_seed` and, if the client rotates them, the period; clients registered with JWT access
    * tokens get `access_token` as an RS256 JWT (`typ` at+jwt). `resource` (an absolute URI without
-   * fragment, else 400/109 or 400/107) adds that URI to the `aud` of the id_token and of a JWT
-   * access token. An `assertion` (50–10240 characters) is accepted by the schema and never
-   * honoured: Tessera issues no identity assertions; it answers 401/104 saying to use the
-   * fxa-credentials grant on POST /oauth/token with a Hawk-signed session token, and so does
-   * `grant_type=fxa-credentials` on this path. This path answers from the OAuth server's error
-   * catalogue (the portal's error reference, OAuth section), not with the auth errnos quoted above:
-   * 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401),
-   * 105 unknown code, 106 another client's code, 107 expired code, 108 invalid or unknown token,
-   * 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113
-   * content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121
-   * grant_type.
+   * fragment, else 400/109 or 400/107) must be one of the resources the client is registered for
+   * (`allowedResources`, compared exactly; else `invalid_target`, 400/224, 400/122 on /token, RFC
+   * 8707 §2), and adds that URI to the `aud` of the id_token and of a JWT access token. An
+   * `assertion` (50–10240 characters) is accepted by the schema and never honoured: Tessera issues
+   * no identity assertions; it answers 401/104 saying to use the fxa-credentials grant on POST
+   * /oauth/token with a Hawk-signed session token, and so does `grant_type=fxa-credentials` on this
+   * path. This path answers from the OAuth server's error catalogue (the portal's error reference,
+   * OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect
+   * secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another
+   * client's code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110
+   * response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114
+   * scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type, 122
+   * invalid_target; a session below the account's AAL keeps the auth server's 400/222, which has no
+   * twin.
    *
    * `POST /v1/token`. No authentication.
    *
@@ -5072,8 +5170,8 @@ export class TesseraClient {
    * INCORRECT_REDIRECT (103), INVALID_ASSERTION (104), UNKNOWN_CODE (105), INCORRECT_CODE (106),
    * EXPIRED_CODE (107), INVALID_TOKEN (108), INVALID_PARAMETER (109), INVALID_CONTENT_TYPE (113),
    * REQUEST_TOO_LARGE (113), INVALID_SCOPES (114), THROTTLED (114), INCORRECT_CODE_CHALLENGE (117),
-   * MISSING_PKCE_PARAMETERS (118), INVALID_GRANT_TYPE (121), SERVER_BUSY (201),
-   * INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
+   * MISSING_PKCE_PARAMETERS (118), INVALID_GRANT_TYPE (121), INVALID_TARGET (122),
+   * SERVER_BUSY (201), INSUFFICIENT_AAL (222), INTERNAL_ERROR (999), MALFORMED_REQUEST (999)
    * @example
    * const reply = await client.token();
    */

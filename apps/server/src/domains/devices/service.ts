@@ -18,7 +18,7 @@ import { checkPushKeys } from './rules.js';
 import type { AttachedClient, ListedDevice, NotifyPayload } from './schemas.js';
 import { timeLocaleOf } from './time-format.js';
 import {
-  deleteDevice, deleteDeviceOfSession, deleteOtherDevices, findDevice, findDeviceOfSession, insertDevice, listDevices, markPushEndpointExpired, moveDevice, updateDevice,
+  deleteDevice, deleteDeviceOfSession, deleteOtherDevices, findDevice, findDeviceOfSession, insertDevice, listDevices, lockDevice, markPushEndpointExpired, moveDevice, updateDevice,
   type Device,
 } from './store.js';
 
@@ -293,18 +293,22 @@ export class DevicesService {
       throw appError('DEVICE_COMMAND_UNAVAILABLE', {}, 'Unavailable device command: the target device\'s session is not confirmed yet');
     }
     const now = clock.now();
-    // At most DEVICE_COMMANDS_PENDING_MAX wait for one device; the next is refused until the first
-    // of them expires. (Two requests at once may both pass the count: the rate limit bounds that.)
-    await deleteExpiredCommands(db, session.uid, target.id, now);
-    const pending = await pendingCommands(db, session.uid, target.id, now);
-    if (pending.count >= this.deps.commandsPendingMax) {
-      const retryAfter = Math.max(1, Math.ceil(((pending.firstExpiry ?? now) - now) / 1000));
-      throw appError('THROTTLED', { retryAfter }, `Client has sent too many requests: ${pending.count} commands already wait for this device; retry after ${retryAfter} s`);
-    }
     const sender = await findDeviceOfSession(db, session.id);
     const ttlMs = input.ttl ?? COMMAND_TTL_MAX_MS;
-    const index = await insertCommand(db, {
-      uid: session.uid, deviceId: target.id, command: input.command, payload, sender: sender?.id ?? null, createdAt: now, expiresAt: now + ttlMs,
+    // At most DEVICE_COMMANDS_PENDING_MAX wait for one device; the next is refused until the first
+    // of them expires. Counted and stored under the target's row lock: requests at once cannot
+    // both take the last place.
+    const index = await db.transaction().execute(async (trx) => {
+      await lockDevice(trx, session.uid, target.id);
+      await deleteExpiredCommands(trx, session.uid, target.id, now);
+      const pending = await pendingCommands(trx, session.uid, target.id, now);
+      if (pending.count >= this.deps.commandsPendingMax) {
+        const retryAfter = Math.max(1, Math.ceil(((pending.firstExpiry ?? now) - now) / 1000));
+        throw appError('THROTTLED', { retryAfter }, `Client has sent too many requests: ${pending.count} commands already wait for this device; retry after ${retryAfter} s`);
+      }
+      return insertCommand(trx, {
+        uid: session.uid, deviceId: target.id, command: input.command, payload, sender: sender?.id ?? null, createdAt: now, expiresAt: now + ttlMs,
+      });
     });
     const url = `${this.deps.commandsUrl}?index=${index}&limit=1`;
     this.pushTo([target], pushEvents.commandReceived({ command: input.command, index, sender: sender?.id ?? null, url }), Math.floor(ttlMs / 1000));

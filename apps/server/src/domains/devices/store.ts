@@ -64,6 +64,15 @@ export async function updateDevice(db: Executor, d: Device): Promise<void> {
   }).where('uid', '=', d.uid).where('id', '=', d.id).execute();
 }
 
+/**
+ * Locks the device's row until the transaction ends (an UPDATE that changes nothing, which every
+ * dialect locks: SQLite's single writer, a row lock in PostgreSQL and MySQL), so that what is
+ * counted for the device under it stays true until the transaction writes.
+ */
+export async function lockDevice(db: Executor, uid: string, id: string): Promise<void> {
+  await db.updateTable('devices').set((eb) => ({ name: eb.ref('name') })).where('uid', '=', uid).where('id', '=', id).execute();
+}
+
 export async function findDevice(db: Executor, uid: string, id: string): Promise<Device | null> {
   const row = await db.selectFrom('devices').selectAll().where('uid', '=', uid).where('id', '=', id).executeTakeFirst();
   return row ? rowToDevice(row) : null;

@@ -179,6 +179,18 @@ describe.each(httpDialects())('devices and unconfirmed sessions (%s)', (dialect)
     expect(limited.body.retryAfter).toBeGreaterThan(60);
   });
 
+  it('commands sent at once never take more places than DEVICE_COMMANDS_PENDING_MAX', async () => {
+    const { owner, device } = await withUnconfirmedSignIn();
+    const [email, password] = await confirmedSecond(owner);
+    const since = t.mail.messages.length;
+    const second = (await t.accounts.signIn(email, password, { verificationMethod: 'email-otp' })).sessionToken;
+    await t.client.sessionVerifyCode(second, { code: (await t.mail.waitFor(email, 'verifyLoginCode', since)).code! });
+    const replies = await Promise.all(Array.from({ length: 6 }, (_, i) =>
+      post(second, '/account/devices/invoke_command', { target: device.id, command: OPEN_URI, payload: { tab: i }, ttl: 60_000 })));
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 429, 429, 429]);
+    expect((await t.client.accountDeviceCommands(owner)).messages).toHaveLength(3);
+  });
+
   it('a command goes only to a device whose session is confirmed', async () => {
     const { owner, unconfirmed } = await withUnconfirmedSignIn();
     const squatter = await t.client.accountDevice(unconfirmed, { name: 'Not yet confirmed', availableCommands: { [OPEN_URI]: 'attacker keys' } });

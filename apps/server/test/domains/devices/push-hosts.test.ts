@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { parsePushHosts, pushCallbackProblem } from '../../../src/domains/devices/index.js';
+import { checkPushCallback, parsePushHosts, pushCallbackProblem } from '../../../src/domains/devices/index.js';
 
 describe('allowed push hosts', () => {
   it('defaults to the real push services', () => {
@@ -26,5 +26,21 @@ describe('allowed push hosts', () => {
     expect(() => parsePushHosts('https://x.example')).toThrow(/not a host/);
     expect(() => parsePushHosts('x.example:70000')).toThrow(/not a host/);
     expect(() => loadConfig({ NODE_ENV: 'test', PUSH_ALLOWED_HOSTS: 'a b' })).toThrow(/PUSH_ALLOWED_HOSTS/);
+  });
+
+  it('checks the URL it normalises, and returns that URL to store and push to (issue 22)', () => {
+    const hosts = parsePushHosts('push.example:8443,*.svc.example');
+    expect(checkPushCallback('https:///push.example:8443/x', hosts)).toEqual({ href: 'https://push.example:8443/x', problem: null });
+    expect(checkPushCallback('https://%70ush.example:8443/x', hosts).href).toBe('https://push.example:8443/x');
+    expect(checkPushCallback('https://A.SVC.Example/x/../y', hosts).href).toBe('https://a.svc.example/y');
+    expect(checkPushCallback('https://a.svc.example', hosts).href).toBe('https://a.svc.example/');
+    // Hosts that only look allowed before parsing stay refused.
+    expect(checkPushCallback('https:///evil.example/push.example:8443/x', hosts).problem).toMatch(/allowed/);
+    expect(checkPushCallback('https://push.example:8443@evil.example/x', hosts).problem).toMatch(/credentials/);
+    expect(checkPushCallback('https://%65vil.example/x', hosts).problem).toMatch(/allowed/);
+    // 255 characters sent, more once normalised (a space becomes %20): refused.
+    const sent = `https://a.svc.example/ ${'x'.repeat(255 - 'https://a.svc.example/ '.length)}`;
+    expect(sent).toHaveLength(255);
+    expect(checkPushCallback(sent, hosts).problem).toMatch(/at most 255 characters once normalised/);
   });
 });

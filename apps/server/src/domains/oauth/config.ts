@@ -38,7 +38,7 @@ export const oauthConfig = defineConfig({
       if (!/^[0-9a-fA-F]{64}$/.test(raw)) throw new Error('must be 64 hex characters (32 bytes), e.g. `openssl rand -hex 32`');
       return raw.toLowerCase();
     },
-    description: 'The salt of pairwise subject identifiers (clients registered with `pairwiseSubjects`): 64 hex characters (`openssl rand -hex 32`), the same on every instance. Keep it secret: with it and a client id anyone could test which account a pairwise `sub` belongs to. Never change it: every pairwise client would see its people under new ids. Required in production; unset outside production, one is generated once into the data folder.',
+    description: 'The salt of pairwise subject identifiers (clients registered with `pairwiseSubjects`), and the key of the markers they are shown instead of account times: 64 hex characters (`openssl rand -hex 32`), the same on every instance. Keep it secret: with it and a client id anyone could test which account a pairwise `sub` belongs to. Never change it: every pairwise client would see its people under new ids. Required in production; unset outside production, one is generated once into the data folder.',
   },
   syncTokenserverUrl: {
     env: 'SYNC_TOKENSERVER_URL', default: '', defaultText: '(none)', parse: str,

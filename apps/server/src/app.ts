@@ -197,10 +197,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     // Development: a secret generated once into the data folder; production refuses to start without OAUTH_PPID_SECRET.
     ppidSecret: config.oauth.ppidSecret || developmentSecret(join(config.server.dataDir, 'oauth-ppid-secret')),
     securityEvents: securityEvents.service, writeEpoch: storage.writeEpoch,
-  });
-  // OAUTH_CLIENTS_FILE registers (or updates) its clients at every start; a bad entry stops the start.
     // Read at request time only: the two-step domain is built below.
     secondFactor: { required: (db, uid) => twoStep.service.isEnabled(uid, db) },
+  });
+  // OAUTH_CLIENTS_FILE registers (or updates) its clients at every start; a bad entry stops the start.
   if (config.oauth.clientsFile) await oauth.service.seedClients(db, readClientsFile(config.oauth.clientsFile, clock.now()));
   const sessions = createSessionsDomain({
     db, clock, writeEpoch: storage.writeEpoch, secrets: tokenSecrets,

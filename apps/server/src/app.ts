@@ -35,6 +35,7 @@ import { createSessionsDomain, type SessionsService } from './domains/sessions/i
 import { createTokensDomain, type TokensService } from './domains/tokens/index.js';
 import { createTwoStepDomain, type TwoStepService } from './domains/two-step/index.js';
 import { createRecoveryPhoneDomain, type RecoveryPhoneService } from './domains/recovery-phone/index.js';
+import { allowedRedirect } from './http/redirect.js';
 import { installAuth } from './http/auth.js';
 import { installJsonParser } from './http/body.js';
 import { installDeclaredErrorCheck, type UndeclaredError } from './http/declared-errors.js';
@@ -164,9 +165,15 @@ export async function createApp(options: AppOptions): Promise<App> {
     : new OutboxSender(join(config.server.dataDir, 'outbox'), config.mail.from, server.log, !production));
   const mailer = new Mailer({ sender, bounces: bounceLog(db), clock, log: server.log, softBounceMs: 5 * 60_000, revealCodes: !production });
   const contentUrl = config.mail.contentUrl || config.server.publicUrl;
+  // Where emailed links may send the user back to (redirectTo): anything else is refused at the door.
+  const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
+    .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);
   const link = (path: string) => (params: Record<string, string | undefined>) => {
     const url = new URL(path, contentUrl);
-    for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries(params)) {
+      // Routes refuse another redirectTo at the door; a link never carries one either.
+      if (v !== undefined && (k !== 'redirectTo' || allowedRedirect(v, allowedOrigins) !== null)) url.searchParams.set(k, v);
+    }
     return url.toString();
   };
 
@@ -239,6 +246,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     blocks: customs.service, unblockCodeLifetimeMs: config.accounts.unblockCodeLifetimeSeconds * 1000,
     stubClientIds: config.accounts.stubClientIds.split(',').map((c) => c.trim().toLowerCase()).filter(Boolean),
     setupLink: link('/finish_setup'), securityEvents: securityEvents.service, linkedAccounts: linkedAccounts.service, twoStep: twoStep.service,
+    redirectOrigins: allowedOrigins,
     secondaryClaimMs: config.secondaryEmails.pendingSeconds * 1000,
     warn: (message, err) => server.log.warn({ reason: (err as Error).message }, message),
     signin: {
@@ -263,7 +271,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const passwords = createPasswordsDomain({
     db, clock, scrypt, mailer, records, accounts: accounts.service, sessions: sessions.service, tokens: tokens.service, recoveryKeys: recoveryKeys.service, twoStep: twoStep.service,
-    config: config.tokens, secret: authSecret, resetLink: link('/complete_reset_password'), securityEvents: securityEvents.service,
+    config: config.tokens, secret: authSecret, resetLink: link('/complete_reset_password'), securityEvents: securityEvents.service, redirectOrigins: allowedOrigins,
   });
   const secondaryEmails = createSecondaryEmailsDomain({
     db, clock, mailer, records, securityEvents: securityEvents.service, secret: authSecret,
@@ -291,8 +299,6 @@ export async function createApp(options: AppOptions): Promise<App> {
       revokeClient: (uid, clientId) => oauth.service.revokeClientGrants(db, uid, clientId),
     },
   });
-  const allowedOrigins = [config.server.publicUrl, contentUrl, ...config.server.redirectAllowedOrigins.split(',')]
-    .map((o) => o.trim()).filter(Boolean).map((o) => new URL(o).origin);
   const pages = createPagesDomain({ confirmations: emails.service, resetLinks: passwords.service, setupLinks: accounts.setupLinks, allowedOrigins, publicUrl: publicUrl.origin });
   const misc = createMiscDomain();
   const webhooks = new WebhookSender({

@@ -47,4 +47,6 @@ export function contextOf(request: FastifyRequest): RequestContext {
 export interface FlowContext {
   service?: string | undefined;
   redirectTo?: string | undefined;
+  /** Opaque state of the web app that sent the user, carried through into the link (issue 22). */
+  resume?: string | undefined;
 }

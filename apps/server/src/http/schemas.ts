@@ -43,8 +43,8 @@ export const clientSalt = Type.String({
 });
 
 export const service = Type.String({ maxLength: 16, pattern: '^[a-zA-Z0-9-]*$', description: 'The relying service (letters, digits, hyphen; at most 16).' });
-export const redirectTo = Type.String({ maxLength: 2048, description: 'Where to send the user after an emailed link; at most 2048 characters.' });
-export const resume = Type.String({ maxLength: 2048, description: 'Opaque state the web app resumes from; at most 2048 characters.' });
+export const redirectTo = Type.String({ maxLength: 2048, description: 'Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters.' });
+export const resume = Type.String({ maxLength: 2048, pattern: '^[A-Za-z0-9+/=_.~-]*$', description: 'Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters.' });
 export const reason = Type.String({ maxLength: 16, description: 'Why the request is made (e.g. `signin`); at most 16 characters.' });
 export const unblockCode = Type.String({ pattern: '^[a-zA-Z0-9]{8}$', minLength: 8, maxLength: 8, description: 'An 8-character unblock code from email.' });
 

@@ -967,7 +967,7 @@ export interface paths {
         put?: never;
         /**
          * Email a password reset code
-         * @description Creates the account's password forgot token (a new one voids the old) and emails its code with a link to /complete_reset_password. The token expires after `ttl` seconds and allows `tries` wrong codes.
+         * @description Creates the account's password forgot token (a new one voids the old) and emails its code with a link to /complete_reset_password (carrying `service`, `redirectTo` and `resume`). The token expires after `ttl` seconds and allows `tries` wrong codes. An account whose address was never confirmed may reset too: the code comes through that mailbox, so the reset confirms the address. The token does not show the recovery key's hint or the second factor (400/138): it goes to whoever names the address; the token of `/password/forgot/verify_otp` does.
          */
         post: operations["passwordForgotSendCode"];
         delete?: never;
@@ -2721,9 +2721,9 @@ export interface operations {
                     clientSalt?: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
                     service?: string;
-                    /** @description Where to send the user after an emailed link; at most 2048 characters. */
+                    /** @description Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters. */
                     redirectTo?: string;
-                    /** @description Opaque state the web app resumes from; at most 2048 characters. */
+                    /** @description Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters. */
                     resume?: string;
                     metricsContext?: components["schemas"]["MetricsContext"];
                     /** @enum {string} */
@@ -2936,9 +2936,9 @@ export interface operations {
                     authPW: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
                     service?: string;
-                    /** @description Where to send the user after an emailed link; at most 2048 characters. */
+                    /** @description Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters. */
                     redirectTo?: string;
-                    /** @description Opaque state the web app resumes from; at most 2048 characters. */
+                    /** @description Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters. */
                     resume?: string;
                     /** @description Why the request is made (e.g. `signin`); at most 16 characters. */
                     reason?: string;
@@ -5891,9 +5891,9 @@ export interface operations {
                     authPW: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
                     service?: string;
-                    /** @description Where to send the user after an emailed link; at most 2048 characters. */
+                    /** @description Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters. */
                     redirectTo?: string;
-                    /** @description Opaque state the web app resumes from; at most 2048 characters. */
+                    /** @description Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters. */
                     resume?: string;
                     /** @description Why the request is made (e.g. `signin`); at most 16 characters. */
                     reason?: string;
@@ -8384,9 +8384,9 @@ export interface operations {
                     email?: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
                     service?: string;
-                    /** @description Where to send the user after an emailed link; at most 2048 characters. */
+                    /** @description Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters. */
                     redirectTo?: string;
-                    /** @description Opaque state the web app resumes from; at most 2048 characters. */
+                    /** @description Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters. */
                     resume?: string;
                     /** @enum {string} */
                     style?: "trailhead";
@@ -11114,9 +11114,9 @@ export interface operations {
                     email: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
                     service?: string;
-                    /** @description Where to send the user after an emailed link; at most 2048 characters. */
+                    /** @description Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters. */
                     redirectTo?: string;
-                    /** @description Opaque state the web app resumes from; at most 2048 characters. */
+                    /** @description Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters. */
                     resume?: string;
                     metricsContext?: components["schemas"]["MetricsContext"];
                 };
@@ -11313,9 +11313,9 @@ export interface operations {
                     email: string;
                     /** @description The relying service (letters, digits, hyphen; at most 16). */
                     service?: string;
-                    /** @description Where to send the user after an emailed link; at most 2048 characters. */
+                    /** @description Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters. */
                     redirectTo?: string;
-                    /** @description Opaque state the web app resumes from; at most 2048 characters. */
+                    /** @description Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters. */
                     resume?: string;
                     metricsContext?: components["schemas"]["MetricsContext"];
                 };

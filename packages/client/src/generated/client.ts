@@ -3348,8 +3348,11 @@ export class TesseraClient {
    * Email a password reset code.
    *
    * Creates the account's password forgot token (a new one voids the old) and emails its code with
-   * a link to /complete_reset_password. The token expires after `ttl` seconds and allows `tries`
-   * wrong codes.
+   * a link to /complete_reset_password (carrying `service`, `redirectTo` and `resume`). The token
+   * expires after `ttl` seconds and allows `tries` wrong codes. An account whose address was never
+   * confirmed may reset too: the code comes through that mailbox, so the reset confirms the
+   * address. The token does not show the recovery key's hint or the second factor (400/138): it
+   * goes to whoever names the address; the token of `/password/forgot/verify_otp` does.
    *
    * `POST /v1/password/forgot/send_code`. No authentication.
    *

@@ -39,6 +39,8 @@ export interface AccountsDomainDeps extends Omit<AccountsDeps, 'unblockCodes'> {
   secret: string;
   /** The server's public URL: the setup tokens' issuer. */
   issuer: string;
+  /** The origins `redirectTo` may name (PUBLIC_URL, CONTENT_URL, REDIRECT_ALLOWED_ORIGINS); others get 400/107. */
+  redirectOrigins: readonly string[];
 }
 
 const DAY_MS = 86_400_000;
@@ -49,5 +51,5 @@ export function createAccountsDomain(deps: AccountsDomainDeps): Domain<AccountsS
   const accounts = new AccountsService({ ...deps, unblockCodes });
   const setup = new AccountSetupService({ ...deps, accessTokenTtlMs: DAY_MS, setupTokenTtlMs: 30 * DAY_MS });
   // No hooks: the account core's own rows go last, in AccountRecords.deleteAccount.
-  return { name: 'accounts', service: accounts, routes: routesOf(accountRoutes, { accounts, setup, unblockCodes }), setupLinks: setup };
+  return { name: 'accounts', service: accounts, routes: routesOf(accountRoutes, { accounts, setup, unblockCodes, redirectOrigins: deps.redirectOrigins }), setupLinks: setup };
 }

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { appError } from '@tessera/errors';
 import { contextOf } from '../../http/context.js';
 import { credentialsOf } from '../../http/auth.js';
+import { checkRedirectTo } from '../../http/redirect.js';
 import { responses } from '../../http/responses.js';
 import {
   authPW, body, clientSalt, passwordBody, email, hex, keysQuery, metricsContext, reason, redirectTo, resume, service, uid,
@@ -63,11 +64,17 @@ export interface AccountRoutesDeps {
   accounts: AccountsService;
   setup: AccountSetupService;
   unblockCodes: UnblockCodes;
+  /** The origins `redirectTo` may name (PUBLIC_URL, CONTENT_URL, REDIRECT_ALLOWED_ORIGINS). */
+  redirectOrigins: readonly string[];
 }
 
-export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async (app, { accounts, setup, unblockCodes }) => {
+export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async (app, { accounts, setup, unblockCodes, redirectOrigins }) => {
+  // Before rate limiting counts the request: a refused redirectTo changes nothing (issue 22).
+  const redirectCheck = async (req: { body: unknown }) => checkRedirectTo((req.body as { redirectTo?: unknown }).redirectTo, redirectOrigins);
+
   app.post('/account/create', {
     config: { auth: 'none', stretches: true, rateLimit: { actions: ['accountCreate'] } },
+    preHandler: redirectCheck,
     schema: {
       tags: [TAG], summary: 'Create an account',
       description: 'Creates an account, its first (unconfirmed) session and, with `?keys=true`, key fetch tokens. Sends the confirmation email: a link by default, a 6-digit code with `verificationMethod: email-otp`. The version-2 fields (authPWVersion2, wrapKb, wrapKbVersion2, clientSalt) go together.',
@@ -91,6 +98,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
       auth: 'none', stretches: true,
       rateLimit: { actions: ['accountLogin'], failed: { INCORRECT_PASSWORD: 'passwordCheckFailed', INVALID_UNBLOCK_CODE: 'unblockCodeFailed' }, unblockable: true },
     },
+    preHandler: redirectCheck,
     schema: {
       tags: [TAG], summary: 'Sign in',
       description: 'Checks authPW and creates a session. The session starts unconfirmed unless the sign-in needs no confirmation; the confirmation email goes out as a link or, with `verificationMethod` email-otp / email-2fa, as a 6-digit code. A v2 authPW returns `keyFetchTokenVersion2`. When rate limiting blocks the sign-in it answers 400/125 with `verificationMethod: email-captcha`: send an unblock code and retry with `unblockCode` (a sign-in with a valid code needs no further confirmation; a wrong or expired one gets 400/127).',

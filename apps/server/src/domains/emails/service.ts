@@ -82,7 +82,7 @@ export class Confirmations implements SigninConfirmations {
       await deps.mailer.send('verifyShortCode', account.email, account.locale, { code, minutes: minutes(deps.codeLifetimeMs) });
       return;
     }
-    const link = deps.verifyLink({ uid: account.uid, code: account.emailCode, service: ctx.service, redirectTo: ctx.redirectTo });
+    const link = deps.verifyLink({ uid: account.uid, code: account.emailCode, service: ctx.service, redirectTo: ctx.redirectTo, resume: ctx.resume });
     await deps.mailer.send('verify', account.email, account.locale, { link, code: account.emailCode });
   }
 
@@ -96,7 +96,7 @@ export class Confirmations implements SigninConfirmations {
       return;
     }
     const code = session.tokenVerificationId!;
-    const link = deps.verifyLink({ uid: account.uid, code, service: ctx.service, redirectTo: ctx.redirectTo });
+    const link = deps.verifyLink({ uid: account.uid, code, service: ctx.service, redirectTo: ctx.redirectTo, resume: ctx.resume });
     await deps.mailer.send('verifyLogin', account.email, account.locale, { link, code, device });
   }
 

@@ -8,12 +8,12 @@ import { deleteForgotOtp } from './store.js';
 
 export { PasswordsService } from './service.js';
 
-export function createPasswordsDomain(deps: PasswordsDeps): Domain<PasswordsService> {
+export function createPasswordsDomain(deps: PasswordsDeps & { redirectOrigins: readonly string[] }): Domain<PasswordsService> {
   const passwords = new PasswordsService(deps);
   return {
     name: 'passwords',
     service: passwords,
-    routes: routesOf(passwordRoutes, { passwords }),
+    routes: routesOf(passwordRoutes, { passwords, redirectOrigins: deps.redirectOrigins }),
     hooks: {
       onAccountDeleted: deleteForgotOtp,
       // A code requested under the old password must not outlive it.

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/context.js';
 import { credentialsOf } from '../../http/auth.js';
+import { checkRedirectTo } from '../../http/redirect.js';
 import { responses } from '../../http/responses.js';
 import {
   authPW, body, clientSalt, passwordBody, email, hex, hexUpTo, keysQuery, metricsContext, redirectTo, resume, service, sessionTokenId, uid, wrapKb,
@@ -20,7 +21,16 @@ const forgotCode = Type.String({ pattern: '^(?:[0-9]{8}|[0-9]{16})$', descriptio
 const ForgotReply = { ttl: Type.Integer({ description: 'Seconds left.' }), codeLength: Type.Integer(), tries: Type.Integer() };
 const forgotQuery = Type.Object({ service: Type.Optional(service), keys: Type.Optional(keysQuery) });
 
-export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsService }> = async (app, { passwords }) => {
+export interface PasswordRoutesDeps {
+  passwords: PasswordsService;
+  /** The origins `redirectTo` may name (PUBLIC_URL, CONTENT_URL, REDIRECT_ALLOWED_ORIGINS). */
+  redirectOrigins: readonly string[];
+}
+
+export const passwordRoutes: FastifyPluginAsyncTypebox<PasswordRoutesDeps> = async (app, { passwords, redirectOrigins }) => {
+  // Before rate limiting counts the request: a refused redirectTo changes nothing (issue 22).
+  const redirectCheck = async (req: { body: unknown }) => checkRedirectTo((req.body as { redirectTo?: unknown }).redirectTo, redirectOrigins);
+
   app.post('/password/change/start', {
     config: { auth: 'sessionTokenVerified', stretches: true, rateLimit: { actions: ['passwordChange'], failed: { INCORRECT_PASSWORD: 'passwordChangeStartFailed' } } },
     schema: {
@@ -66,17 +76,19 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordsSer
 
   app.post('/password/forgot/send_code', {
     config: { auth: 'none', rateLimit: { actions: ['passwordForgotSendCode'] } },
+    preHandler: redirectCheck,
     schema: {
       tags: [TAG], summary: 'Email a password reset code',
-      description: 'Creates the account\'s password forgot token (a new one voids the old) and emails its code with a link to /complete_reset_password. The token expires after `ttl` seconds and allows `tries` wrong codes.',
+      description: 'Creates the account\'s password forgot token (a new one voids the old) and emails its code with a link to /complete_reset_password (carrying `service`, `redirectTo` and `resume`). The token expires after `ttl` seconds and allows `tries` wrong codes. An account whose address was never confirmed may reset too: the code comes through that mailbox, so the reset confirms the address. The token does not show the recovery key\'s hint or the second factor (400/138): it goes to whoever names the address; the token of `/password/forgot/verify_otp` does.',
       querystring: forgotQuery,
       body: body({ email: email(), service: Type.Optional(service), redirectTo: Type.Optional(redirectTo), resume: Type.Optional(resume), metricsContext: Type.Optional(metricsContext) }),
       response: responses(Type.Object({ passwordForgotToken: hex64, ...ForgotReply }), ['ACCOUNT_UNKNOWN', 'RESET_PASSWORD_WITH_SECONDARY_EMAIL', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT']),
     },
-  }, async (req) => passwords.forgotSendCode(req.body.email, { service: req.body.service ?? req.query.service, redirectTo: req.body.redirectTo }, contextOf(req)));
+  }, async (req) => passwords.forgotSendCode(req.body.email, { service: req.body.service ?? req.query.service, redirectTo: req.body.redirectTo, resume: req.body.resume }, contextOf(req)));
 
   app.post('/password/forgot/resend_code', {
     config: { auth: 'passwordForgotToken', rateLimit: { actions: ['passwordForgotResendCode'] } },
+    preHandler: redirectCheck,
     schema: {
       tags: [TAG], summary: 'Email a new reset code for the same token',
       description: 'The token keeps its age and remaining tries; the reply says what is left. The previous code stops working.',

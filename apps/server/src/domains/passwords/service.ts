@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { randomDigits } from '../../crypto/random.js';
 import type { ScryptPool } from '../../crypto/scrypt-pool.js';
-import type { RequestContext } from '../../http/context.js';
+import type { FlowContext, RequestContext } from '../../http/context.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
@@ -62,11 +62,14 @@ export class PasswordsService {
     return createHmac('sha256', this.deps.secret).update(`${kind}:${key}:${code}`).digest('hex');
   }
 
-  /** The account a reset may start for: primary address, confirmed (else 102, 145). */
-  private async accountForReset(email: string): Promise<Account> {
+  /**
+   * The account a reset may start for: primary address (else 145), not disabled, and confirmed
+   * unless `unconfirmed` allows an account whose address was never confirmed (else 102).
+   */
+  private async accountForReset(email: string, allow: { unconfirmed?: boolean } = {}): Promise<Account> {
     const found = await this.deps.records.findByEmail(this.deps.db, email);
     // A disabled account cannot be taken back by a reset either.
-    if (!found || !found.account.emailVerified || found.account.disabledAt !== null) throw appError('ACCOUNT_UNKNOWN', { email });
+    if (!found || (!found.account.emailVerified && !allow.unconfirmed) || found.account.disabledAt !== null) throw appError('ACCOUNT_UNKNOWN', { email });
     if (!found.emailRecord.isPrimary) throw appError('RESET_PASSWORD_WITH_SECONDARY_EMAIL');
     return found.account;
   }
@@ -216,14 +219,18 @@ export class PasswordsService {
     };
   }
 
-  private async mailForgotCode(account: Account, data: string, code: string, ctx: { service?: string | undefined; redirectTo?: string | undefined }) {
-    const link = this.deps.resetLink({ email: account.email, code, token: data, service: ctx.service, redirectTo: ctx.redirectTo });
+  private async mailForgotCode(account: Account, data: string, code: string, ctx: FlowContext) {
+    const link = this.deps.resetLink({ email: account.email, code, token: data, service: ctx.service, redirectTo: ctx.redirectTo, resume: ctx.resume });
     await this.deps.mailer.send('recoveryEmail', account.email, account.locale, { link, code, minutes: Math.round(this.deps.config.passwordForgotLifetime / 60) });
   }
 
-  /** POST /password/forgot/send_code: one forgot token per account; a new one voids the old. */
-  async forgotSendCode(email: string, ctx: { service?: string | undefined; redirectTo?: string | undefined }, request: RequestContext) {
-    const account = await this.accountForReset(email);
+  /**
+   * POST /password/forgot/send_code: one forgot token per account; a new one voids the old. An
+   * account whose address was never confirmed may reset too (issue 22, as the incumbent does): the
+   * code goes to that address, so using it proves the mailbox, and the reset confirms the address.
+   */
+  async forgotSendCode(email: string, ctx: FlowContext, request: RequestContext) {
+    const account = await this.accountForReset(email, { unconfirmed: true });
     const { data, token, code } = await this.issueForgotToken(account, false);
     try {
       await this.mailForgotCode(account, data, code, ctx);

@@ -1884,7 +1884,7 @@ export interface paths {
         put?: never;
         /**
          * Does the account have a recovery key
-         * @description With a session or a password forgot token that proved the address (that of `/password/forgot/verify_otp`): whether the account has a key, and its hint. A forgot token of `/password/forgot/send_code` (anyone naming the address gets one) learns only `exists`. Anonymously, `email` is required and the answer is only `exists`: true for the confirmed primary address of an account with a key, false for any other address (unknown ones included).
+         * @description With a confirmed session or a password forgot token that proved the address (that of `/password/forgot/verify_otp`): whether the account has a key, and its hint. A session still waiting for its confirmation, or a forgot token of `/password/forgot/send_code` (anyone naming the address gets one), learns only `exists`. Anonymously, `email` is required and the answer is only `exists`: true for the confirmed primary address of an account with a key, false for any other address (unknown ones included).
          */
         post: operations["recoveryKeyExists"];
         delete?: never;
@@ -18891,7 +18891,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         exists: boolean;
-                        /** @description Only with a session or a forgot token that proved the address. */
+                        /** @description Only with a confirmed session or a forgot token that proved the address. */
                         hint?: string;
                     };
                 };

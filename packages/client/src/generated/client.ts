@@ -4636,11 +4636,12 @@ export class TesseraClient {
   /**
    * Does the account have a recovery key.
    *
-   * With a session or a password forgot token that proved the address (that of
-   * `/password/forgot/verify_otp`): whether the account has a key, and its hint. A forgot token of
-   * `/password/forgot/send_code` (anyone naming the address gets one) learns only `exists`.
-   * Anonymously, `email` is required and the answer is only `exists`: true for the confirmed
-   * primary address of an account with a key, false for any other address (unknown ones included).
+   * With a confirmed session or a password forgot token that proved the address (that of
+   * `/password/forgot/verify_otp`): whether the account has a key, and its hint. A session still
+   * waiting for its confirmation, or a forgot token of `/password/forgot/send_code` (anyone naming
+   * the address gets one), learns only `exists`. Anonymously, `email` is required and the answer is
+   * only `exists`: true for the confirmed primary address of an account with a key, false for any
+   * other address (unknown ones included).
    *
    * `POST /v1/recoveryKey/exists`. Authenticates with a sessionToken or a passwordForgotToken, or
    * anonymously.

@@ -138,7 +138,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   });
 
   app.post('/session/reauth', {
-    config: { auth: 'sessionToken', stretches: true, rateLimit: { actions: ['authenticatedAccountLogin'], failed: { INCORRECT_PASSWORD: 'passwordCheckFailed' } } },
+    config: {
+      auth: { strategies: ['sessionToken'], unconfirmed: 'It proves the password again on the session; a waiting session stays waiting (for its email, or for the second factor, which no reauth replaces).' },
+      stretches: true, rateLimit: { actions: ['authenticatedAccountLogin'], failed: { INCORRECT_PASSWORD: 'passwordCheckFailed' } },
+    },
     schema: {
       tags: ['Session'], summary: 'Prove the password again on this session',
       description: 'Updates the session\'s authAt; `?keys=true` returns a key fetch token for it.',
@@ -161,7 +164,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   }, async (req) => accounts.keys(credentialsOf(req, 'keyFetchToken')));
 
   app.get('/account/status', {
-    config: { auth: { strategies: ['sessionToken'], optional: true }, rateLimit: { actions: ['accountStatusCheck'] } },
+    config: {
+      auth: { strategies: ['sessionToken'], optional: true, unconfirmed: 'Whether the account exists, its locale and whether it has a password: what the sign-in already told its client.' },
+      rateLimit: { actions: ['accountStatusCheck'] },
+    },
     schema: {
       tags: [TAG], summary: 'Does an account exist (by session or uid)',
       // OpenAPI cannot make a parameter required only without credentials: the rule is said here, in
@@ -225,7 +231,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   });
 
   app.get('/account', {
-    config: { auth: 'sessionToken' },
+    config: { auth: { strategies: ['sessionToken'], unconfirmed: 'Read only, nothing secret (no keys, tokens or devices): the settings page of a waiting sign-in shows the account and what it still needs; every change needs a confirmed session.' } },
     schema: {
       tags: [TAG], summary: 'The account, for a settings page',
       response: responses(Type.Object({
@@ -252,7 +258,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   }, async (req) => accounts.summary(credentialsOf(req, 'sessionToken')));
 
   app.get('/account/profile', {
-    config: { auth: ['sessionToken', 'oauthToken'] },
+    config: { auth: { strategies: ['sessionToken', 'oauthToken'], unconfirmed: 'Read only: the address, locale and assurance of the account the password proved, as the sign-in knows them; changes need a confirmed session.' } },
     schema: {
       tags: [TAG], summary: 'Profile data',
       description: 'With a session: every field. With an OAuth access token: the fields its scopes allow (`profile` covers all; `profile:email`, `profile:locale`, `profile:amr`, `profile:account_disabled_at`, `profile:account_locked_at`).',

@@ -6,6 +6,7 @@ import { credentialsOf } from '../../http/auth.js';
 import { responses } from '../../http/responses.js';
 import { body, DISPLAY_SAFE_PATTERN, email, hexUpTo, metricsContext } from '../../http/schemas.js';
 import { waysIn } from '../mfa/index.js';
+import { isSessionVerified } from '../sessions/index.js';
 import { forgotTokenProven } from '../tokens/index.js';
 import type { RecoveryKeysService } from './service.js';
 
@@ -38,23 +39,29 @@ export const recoveryKeyRoutes: FastifyPluginAsyncTypebox<{ recoveryKeys: Recove
   }, async (req) => recoveryKeys.recoveryData(credentialsOf(req, 'accountResetTokenUnspent').uid, req.params.recoveryKeyId));
 
   app.post('/recoveryKey/exists', {
-    config: { auth: { strategies: ['sessionToken', 'passwordForgotToken'], optional: true }, rateLimit: { actions: ['recoveryKeyExists'] } },
+    config: {
+      auth: { strategies: ['sessionToken', 'passwordForgotToken'], optional: true, unconfirmed: 'Only whether a key exists, as anyone may ask by address; the hint needs a confirmed session.' },
+      rateLimit: { actions: ['recoveryKeyExists'] },
+    },
     schema: {
       tags: [TAG], summary: 'Does the account have a recovery key',
-      description: 'With a session or a password forgot token that proved the address (that of `/password/forgot/verify_otp`): whether the account has a key, and its hint. A forgot token of `/password/forgot/send_code` (anyone naming the address gets one) learns only `exists`. Anonymously, `email` is required and the answer is only `exists`: true for the confirmed primary address of an account with a key, false for any other address (unknown ones included).',
+      description: 'With a confirmed session or a password forgot token that proved the address (that of `/password/forgot/verify_otp`): whether the account has a key, and its hint. A session still waiting for its confirmation, or a forgot token of `/password/forgot/send_code` (anyone naming the address gets one), learns only `exists`. Anonymously, `email` is required and the answer is only `exists`: true for the confirmed primary address of an account with a key, false for any other address (unknown ones included).',
       body: body({ email: Type.Optional(email()), metricsContext: Type.Optional(metricsContext) }),
       response: responses(Type.Object({
         exists: Type.Boolean(),
-        hint: Type.Optional(Type.String({ description: 'Only with a session or a forgot token that proved the address.' })),
+        hint: Type.Optional(Type.String({ description: 'Only with a confirmed session or a forgot token that proved the address.' })),
       }), [], { auth: true }),
     },
   }, async (req) => {
-    if (req.auth?.strategy === 'passwordForgotToken') {
-      // Issue 22, hole 5: the hint goes only to whoever proved the address.
-      const token = credentialsOf(req, 'passwordForgotToken');
-      if (!forgotTokenProven(token)) return { exists: (await recoveryKeys.exists(token.uid)).exists };
+    if (req.auth) {
+      // Issue 22, hole 5: the hint goes only to whoever proved the address (a confirmed session, or
+      // the forgot token of verify_otp); a waiting sign-in or a send_code token learns only `exists`.
+      const proven = req.auth.strategy === 'passwordForgotToken'
+        ? forgotTokenProven(credentialsOf(req, 'passwordForgotToken'))
+        : isSessionVerified(credentialsOf(req, 'sessionToken'));
+      const found = await recoveryKeys.exists(credentialsOf(req, 'sessionToken', 'passwordForgotToken').uid);
+      return proven ? found : { exists: found.exists };
     }
-    if (req.auth) return recoveryKeys.exists(credentialsOf(req, 'sessionToken', 'passwordForgotToken').uid);
     if (req.body.email === undefined) throw appError('MISSING_PARAMETER', { param: 'email' }, 'Missing parameter in request body: email (required without a session or forgot token)');
     return recoveryKeys.existsForEmail(req.body.email);
   });

@@ -24,7 +24,7 @@ const SMS_ERRORS = ['FEATURE_NOT_ENABLED', 'BACKEND_SERVICE_FAILURE', 'THROTTLED
 
 export const recoveryPhoneRoutes: FastifyPluginAsyncTypebox<{ recoveryPhone: RecoveryPhoneService }> = async (app, { recoveryPhone }) => {
   app.get('/recovery_phone', {
-    config: { auth: { strategies: ['sessionToken', 'passwordForgotToken'] } },
+    config: { auth: { strategies: ['sessionToken', 'passwordForgotToken'], unconfirmed: 'A waiting sign-in asks whether the phone can stand in for the app: the number masked to its last four digits (the national format needs a confirmed session).' } },
     schema: {
       tags: [TAG], summary: 'The account\'s recovery phone',
       description: 'Whether the account has a recovery phone, and its number masked (`+1••••••0123`). With a confirmed session also `nationalFormat`, masked the same way. Works with a password forgot token that proved the address (that of `/password/forgot/verify_otp`; a token of `/password/forgot/send_code` gets 400/138), to offer the phone during a reset.',
@@ -98,7 +98,7 @@ export const recoveryPhoneRoutes: FastifyPluginAsyncTypebox<{ recoveryPhone: Rec
   }
 
   app.post('/recovery_phone/signin/send_code', {
-    config: { auth: 'sessionToken', rateLimit: { actions: ['recoveryPhoneSendCode'] } },
+    config: { auth: { strategies: ['sessionToken'], unconfirmed: 'It texts a waiting sign-in its second-factor code, to the account\'s own phone.' }, rateLimit: { actions: ['recoveryPhoneSendCode'] } },
     schema: {
       tags: [TAG], summary: 'Text a sign-in code to the recovery phone',
       description: 'For a sign-in waiting for its second factor: texts a 6-digit code (10 minutes) to the account\'s recovery phone. 215 without a phone; 429/114 while the wrong guesses at earlier codes are used up.',
@@ -111,7 +111,7 @@ export const recoveryPhoneRoutes: FastifyPluginAsyncTypebox<{ recoveryPhone: Rec
   });
 
   app.post('/recovery_phone/signin/confirm', {
-    config: { auth: 'sessionToken', rateLimit: { actions: ['recoveryPhoneCheck'] } },
+    config: { auth: { strategies: ['sessionToken'], unconfirmed: 'It is how a waiting sign-in passes the second factor with the texted code.' }, rateLimit: { actions: ['recoveryPhoneCheck'] } },
     schema: {
       tags: [TAG], summary: 'Confirm the sign-in with the texted code',
       description: 'The code confirms the session with `sms-2fa` (AAL2), like a code from the authenticator app, and the account is emailed. 183 wrong or expired code.',

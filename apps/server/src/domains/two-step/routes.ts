@@ -37,7 +37,7 @@ function accountOf(req: FastifyRequest): string {
 
 export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService }> = async (app, { twoStep }) => {
   app.get('/totp/exists', {
-    config: { auth: { strategies: ['sessionToken', 'passwordForgotToken'] } },
+    config: { auth: { strategies: ['sessionToken', 'passwordForgotToken'], unconfirmed: 'A waiting sign-in asks whether it must pass the second factor.' } },
     schema: {
       tags: [TAG], summary: 'Is two-step authentication on',
       description: 'With a session (confirmed or not) or a password forgot token that proved the address (the token of `/password/forgot/verify_otp`; one of `/password/forgot/send_code` gets 400/138). `exists`: two-step is on; `verified`: the app proved a code (during setup, before `/totp/setup/complete`, `exists` is still false).',
@@ -132,7 +132,7 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
   }
 
   app.get('/recoveryCodes/exists', {
-    config: { auth: { strategies: ['sessionToken', 'passwordForgotToken'] } },
+    config: { auth: { strategies: ['sessionToken', 'passwordForgotToken'], unconfirmed: 'A waiting sign-in asks whether a backup code can stand in for the app.' } },
     schema: {
       tags: [BACKUP_TAG], summary: 'How many backup codes are left',
       description: 'With a session, or a password forgot token that proved the address (that of `/password/forgot/verify_otp`; else 400/138).',
@@ -141,7 +141,7 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
   }, async (req) => twoStep.codesExist(accountOf(req)));
 
   app.post('/session/verify/totp', {
-    config: { auth: 'sessionToken', rateLimit: { actions: ['verifyTotpCode'] } },
+    config: { auth: { strategies: ['sessionToken'], unconfirmed: 'It is how a waiting sign-in passes the second factor.' }, rateLimit: { actions: ['verifyTotpCode'] } },
     schema: {
       tags: [TAG], summary: 'Confirm the session with a code from the app',
       description: 'A right code (each code counts once) confirms the session with `totp-2fa` (AAL2): `success: true`. A wrong or replayed code answers `success: false` with status 200 and counts against the account\'s budget of wrong codes (then 429/114). 155 when two-step is off.',
@@ -151,7 +151,7 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
   }, async (req) => twoStep.verifySession(credentialsOf(req, 'sessionToken'), req.body.code, contextOf(req)));
 
   app.post('/session/verify/recoveryCode', {
-    config: { auth: 'sessionToken', rateLimit: { actions: ['verifyRecoveryCode'], failed: { RECOVERY_CODE_NOT_FOUND: 'verifyRecoveryCodeFailed' } } },
+    config: { auth: { strategies: ['sessionToken'], unconfirmed: 'It is how a waiting sign-in passes the second factor with a backup code.' }, rateLimit: { actions: ['verifyRecoveryCode'], failed: { RECOVERY_CODE_NOT_FOUND: 'verifyRecoveryCodeFailed' } } },
     schema: {
       tags: [BACKUP_TAG], summary: 'Confirm the session with a backup code',
       description: 'Spends the code (each works once) and confirms the session with `recovery-code` (AAL2); `remaining` says how many codes are left. Emails the account (asking for new codes when 2 or fewer remain). 156 for a code that is not one of the account\'s unused codes, 160 when two-step is off.',

@@ -67,6 +67,16 @@ describe.each(httpDialects())('what a password forgot token reaches (%s)', (dial
     expect(await t.client.recoveryCodesExists({ sessionToken: acct.sessionToken })).toEqual({ hasBackupCodes: true, count: 8 });
   });
 
+  it('a sign-in that proved only the password learns whether a key exists, not its hint', { timeout: 120_000 }, async () => {
+    const acct = await fullyEquipped();
+    const waiting = await t.accounts.signIn(acct.email, acct.password);
+    expect(waiting.verificationMethod).toBe('totp-2fa');
+    expect(await t.client.recoveryKeyExists({ sessionToken: waiting.sessionToken })).toEqual({ exists: true });
+    nextStep(t);
+    await t.client.sessionVerifyTotp(waiting.sessionToken, { code: codeAt(t, acct.app) });
+    expect(await t.client.recoveryKeyExists({ sessionToken: waiting.sessionToken })).toEqual({ exists: true, hint: 'in the blue notebook' });
+  });
+
   it('the token of verify_otp (the emailed code proved the address) sees them and resets with the app code', { timeout: 120_000 }, async () => {
     const acct = await fullyEquipped();
     const forgot = await otpForgotToken(acct.email);

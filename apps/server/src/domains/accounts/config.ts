@@ -8,7 +8,7 @@ export const accountsConfig = defineConfig({
   },
   codeFailuresMax: {
     env: 'ACCOUNT_CODE_MAX_FAILURES', default: 20, parse: int(1, 1000),
-    description: 'Wrong codes of the owner\'s own confirmations and second factor (sign-in and sign-up codes, unblock codes tried with the right password, authenticator and backup codes, recovery-phone, MFA step-up and secondary-address codes together) an account may see per window; then each of those checks is refused with 429/114 until the window ends. Resends and new sessions do not reset it. Password-reset codes count apart (ACCOUNT_RESET_CODE_MAX_FAILURES).',
+    description: 'Wrong codes of the owner\'s own confirmations and second factor (sign-in and sign-up codes, authenticator and backup codes, recovery-phone, MFA step-up and secondary-address codes together) an account may see per window; then each of those checks is refused with 429/114 until the window ends. Resends and new sessions do not reset it. Password-reset codes count apart (ACCOUNT_RESET_CODE_MAX_FAILURES).',
   },
   resetCodeFailuresMax: {
     env: 'ACCOUNT_RESET_CODE_MAX_FAILURES', default: 20, parse: int(1, 1000),

@@ -17,8 +17,8 @@ import {
 /**
  * How many wrong codes an account may see in a window (issue 9, hole 3), in two budgets (issue 22,
  * hole 2): `owner`, the codes of the owner's own confirmations and second factor (sign-in and
- * sign-up codes, unblock codes tried with the right password, TOTP, backup codes, the recovery
- * phone, MFA step-up and secondary-address codes); and `reset`, the password-reset codes, which
+ * sign-up codes, TOTP, backup codes, the recovery phone, MFA step-up and secondary-address codes);
+ * and `reset`, the password-reset codes, which
  * anyone who names the address can try. Spending `reset` never stops the owner's sign-in.
  */
 export interface CodeBudget {

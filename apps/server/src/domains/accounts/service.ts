@@ -257,10 +257,12 @@ export class AccountsService {
     // factor (an app code, a backup code or the recovery phone), never for an email.
     const twoStep = await this.deps.twoStep.isEnabled(account.uid);
     if (input.verificationMethod === 'totp-2fa' && !twoStep) throw appError('TOTP_REQUIRED');
+    // Issue 22, hole 2: an unblock code is looked up (not spent) before the password is checked, so
+    // a blocked sign-in costs the same whatever its password; it is used only with the right
+    // password, so guessing one needs the password and a guess without it spends nothing.
+    const unblockMatched = input.unblockCode ? await this.deps.unblockCodes.matches(account, input.unblockCode) : false;
     const match = await this.checkPasswordForLogin(account, input, ctx);
-    // Issue 22, hole 2: an unblock code is considered only with the right password, so guessing
-    // one needs the password and a guess without it spends nothing of the owner's.
-    if (input.unblockCode) await this.deps.unblockCodes.use(account, input.unblockCode, ctx);
+    if (input.unblockCode) await this.deps.unblockCodes.use(account, input.unblockCode, unblockMatched, ctx);
     const now = clock.now();
     const signup = !account.emailVerified;
     // An unblock code came through the mailbox: the sign-in is confirmed by it (not the second factor).

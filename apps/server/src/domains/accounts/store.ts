@@ -264,6 +264,14 @@ export async function renewUnblockCode(db: Executor, uid: string, now: number): 
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** Whether the account's unblock code is this one and was made after `notBefore` (nothing is spent). */
+export async function hasUnblockCode(db: Executor, uid: string, codeHash: string, notBefore: number): Promise<boolean> {
+  const row = await db.selectFrom('unblock_codes').select('uid')
+    .where('uid', '=', uid).where('code_hash', '=', codeHash).where('created_at', '>', notBefore)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * Spends the account's unblock code if it is this one and was made after `notBefore`: a single
  * DELETE, so two requests racing with the same code cannot both pass.

@@ -7,7 +7,7 @@ import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Database } from '../../storage/schema.js';
 import { describeDevice, parseUserAgent } from '../sessions/index.js';
 import type { AccountRecords } from './records.js';
-import { renewUnblockCode, replaceUnblockCode, takeUnblockCode, type Account } from './store.js';
+import { hasUnblockCode, renewUnblockCode, replaceUnblockCode, takeUnblockCode, type Account } from './store.js';
 
 // Unblock codes (protocol.md §4.4): when rate limiting blocks a sign-in, the account's owner can
 // have an 8-character code mailed and sign in with it. The code proves the mailbox, so a sign-in
@@ -74,17 +74,26 @@ export class UnblockCodes {
   }
 
   /**
-   * Spends the account's code for a sign-in that brought the right password (the caller checked
-   * it first: a guess without the password reaches no code and no budget). A wrong or expired code
-   * counts against the account's owner budget of wrong codes (and, through the route, the client's
-   * unblockCodeFailed limit): 400/127. A right one lifts the blocks on this client address and account.
+   * Whether `code` is the account's live code, without spending it. A sign-in asks this before it
+   * checks the password, so a blocked sign-in does the same work whatever its password: neither
+   * its answer (127 for both) nor its timing tells a wrong password from a right one.
    */
-  async use(account: Account, code: string, ctx: RequestContext): Promise<void> {
-    const { db, clock, records, blocks } = this.deps;
-    const now = clock.now();
-    await records.checkCodeBudget(db, account.uid, now);
-    if (!(await takeUnblockCode(db, account.uid, this.hash(account.uid, code), now - this.deps.lifetimeMs))) {
-      await records.recordCodeFailure(db, account.uid, now);
+  async matches(account: Account, code: string): Promise<boolean> {
+    return hasUnblockCode(this.deps.db, account.uid, this.hash(account.uid, code), this.deps.clock.now() - this.deps.lifetimeMs);
+  }
+
+  /**
+   * Spends the account's code for a sign-in that brought the right password (the caller checked
+   * it, after `matches`: a guess without the password reaches no code). A wrong, expired or
+   * already spent code is 400/127, counted (through the route) on the client's unblockCodeFailed
+   * limit; no account budget is spent, so the answer and its timing are the same as for a wrong
+   * password. 8 characters of 36 leave nothing to guess within those limits. A right one lifts the
+   * blocks on this client address and account.
+   */
+  async use(account: Account, code: string, matched: boolean, ctx: RequestContext): Promise<void> {
+    const { db, clock, blocks } = this.deps;
+    // One DELETE: of two sign-ins racing with one code, only one spends it.
+    if (!matched || !(await takeUnblockCode(db, account.uid, this.hash(account.uid, code), clock.now() - this.deps.lifetimeMs))) {
       throw appError('INVALID_UNBLOCK_CODE');
     }
     await blocks.unblock({ ip: ctx.ip, email: account.email, uid: account.uid });

@@ -89,12 +89,19 @@ describe.each(httpDialects())('incumbent compatibility of accounts and password 
 
   it('resets by emailed code an account whose address was never confirmed, and the reset confirms it', async () => {
     const email = newEmail('never-confirmed');
-    expect((await create(email)).status).toBe(200);
+    const signUp = await create(email);
+    expect(signUp.status).toBe(200);
+    const signUpSession = signUp.body.sessionToken as string;
     const since = t.mail.messages.length;
     const sent = await t.client.passwordForgotSendCode({ email });
     const code = (await t.mail.waitFor(email, 'recoveryEmail', since)).code!;
     const { accountResetToken } = await t.client.passwordForgotVerifyCode(sent.passwordForgotToken, { code });
+    // Not before the reset itself: whoever signed up (perhaps with someone else's address) must not
+    // be left holding a confirmed account if the reset stops here.
+    expect((await t.client.recoveryEmailStatus(signUpSession)).emailVerified).toBe(false);
     const done = await t.accounts.resetPassword(accountResetToken, email, 'the reset password');
+    // The reset confirms the address in the same step that ends the sign-up's session.
+    await expectError(t.client.sessionStatus(signUpSession), 'INVALID_TOKEN', 401);
     expect(done).toMatchObject({ emailVerified: true, sessionVerified: true, verified: true });
     const session = await t.client.sessionStatus(done.sessionToken!);
     expect(session.state).toBe('verified');

@@ -30,7 +30,8 @@ Options:
   --password-stdin   read the password from the first line of stdin (for scripts and pipes)
   --password <pw>    the password (default $TESSERA_PASSWORD); visible to other local users in
                      the process list: prefer the prompt or --password-stdin
-  --code <digits>    the emailed confirmation code (default: asked)
+  --code <digits>    the emailed confirmation code, or on a two-step account the authenticator's
+                     code or a backup code (default: asked)
   --show-keys        print kA and kB themselves, not only their fingerprints
   -h, --help         this text
 
@@ -185,6 +186,39 @@ async function confirm(client: TesseraClient, signed: SignedIn, args: Args, wayB
   }
 }
 
+/**
+ * Confirms a sign-in to an account with two-step authentication, which waits for the second factor
+ * (no code is emailed for it): a 6-digit code from the authenticator app, or one of the account's
+ * backup codes (10 letters and digits), asked up to CODE_TRIES times.
+ */
+async function confirmSecondFactor(client: TesseraClient, signed: SignedIn, args: Args, wayBack: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const code = args.code ?? (await input.line('Code from your authenticator app, or a backup code: ', `stdin ended before a code was entered: nothing confirmed. ${wayBack}`)).trim();
+    let wrong: string | undefined;
+    try {
+      if (/^\d{6}$/.test(code)) {
+        const { success } = await client.sessionVerifyTotp(signed.sessionToken, { code });
+        if (success) {
+          say('Confirmed with the second factor.');
+          return;
+        }
+        wrong = 'That code is wrong, or was already used.';
+      } else if (/^[0-9a-zA-Z]{10}$/.test(code)) {
+        const { remaining } = await client.sessionVerifyRecoveryCode(signed.sessionToken, { code: code.toLowerCase() });
+        say(`Confirmed with a backup code (${remaining} left${remaining <= 2 ? ': make new ones soon' : ''}).`);
+        return;
+      } else {
+        wrong = `"${code}" is not a code: the app shows 6 digits, a backup code has 10 letters and digits.`;
+      }
+    } catch (err) {
+      if (!isTesseraError(err, 'RECOVERY_CODE_NOT_FOUND')) throw err;
+      wrong = 'That backup code is wrong, or was already used.';
+    }
+    if (args.code !== undefined || attempt >= CODE_TRIES) throw new CliError(`${wrong} Nothing was confirmed. ${wayBack}`);
+    process.stderr.write(`${wrong} Try again (${CODE_TRIES - attempt} ${CODE_TRIES - attempt === 1 ? 'try' : 'tries'} left).\n`);
+  }
+}
+
 async function main(args: Args): Promise<number> {
   if (!args.command || args.command === 'help') {
     process.stdout.write(`${HELP}\n`);
@@ -223,7 +257,10 @@ async function main(args: Args): Promise<number> {
         signed = await accounts.signIn(email, secret, { keys: true, verificationMethod: 'email-otp', unblockCode });
       }
       say(`Signed in: uid ${signed.uid}.`);
-      if (!signed.verified) {
+      if (!signed.verified && signed.verificationMethod === 'totp-2fa') {
+        say('This account has two-step authentication: the sign-in waits for the second factor.');
+        await confirmSecondFactor(client, signed, args, `Run \`tessera signin ${email}\` again to retry.`);
+      } else if (!signed.verified) {
         say(`This sign-in needs confirmation (${signed.verificationReason ?? 'login'}); a code was emailed.`);
         await confirm(client, signed, args, `Run \`tessera signin ${email}\` again for a new code.`);
       }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestServer, newEmail, type TestServer } from '../harness.js';
+import { appFor, codeAt } from '../domains/two-step/two-step-helpers.js';
 
 // The newcomer's path from README: the `tessera` CLI (packages/client, built by `tsc -b`).
 const CLI = fileURLToPath(new URL('../../../../packages/client/dist/cli.js', import.meta.url));
@@ -97,6 +98,33 @@ describe('the tessera CLI', { timeout: 90_000 }, () => {
     expect(status.out).toContain('session verified; email confirmed');
     expect((await run(['signout'], env)).out).toContain('Signed out.');
     expect((await run(['status'], env)).code).toBe(2);
+  });
+
+  it('signs in to an account with two-step authentication with the authenticator\'s code, never an emailed one (issue 22)', async () => {
+    const email = newEmail('cli2fa');
+    const signup = await run(['signup', email], env, async () => (await t.mail.waitFor(email, 'verifyShortCode', 0, MAIL_WAIT)).code!);
+    expect(signup.code).toBe(0);
+    // Turn two-step on for the account with the SDK, from a session of its own.
+    const { sessionToken } = await t.accounts.signIn(email, env.TESSERA_PASSWORD!);
+    const { secret } = await t.client.totpCreate(sessionToken, {});
+    const app = appFor(secret);
+    await t.client.totpSetupVerify(sessionToken, { code: codeAt(t, app) });
+    await t.client.totpSetupComplete(sessionToken, {});
+    const since = t.mail.messages.length;
+
+    const wrong = await run(['signin', email, '--code', '000000'], env);
+    expect(wrong.code).toBe(2);
+    expect(wrong.out).toContain('the sign-in waits for the second factor');
+    expect(wrong.err).toContain('Nothing was confirmed.');
+
+    // The code of the next 30-second step: the one just used may not count twice.
+    const signin = await run(['signin', email, '--show-keys'], env, async () => codeAt(t, app, 1));
+    expect(signin.err).toBe('Code from your authenticator app, or a backup code: ');
+    expect(signin.code).toBe(0);
+    expect(signin.out).toContain('Confirmed with the second factor.');
+    expect(signin.out).toMatch(/kA [0-9a-f]{64}\nkB [0-9a-f]{64}/);
+    // No confirmation code was mailed for either sign-in.
+    expect(t.mail.messages.slice(since).filter((m) => m.to === email && m.code)).toEqual([]);
   });
 
   it('asks for an emailed unblock code when rate limiting blocks the sign-in', async () => {

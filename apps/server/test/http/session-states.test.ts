@@ -72,7 +72,7 @@ async function world(t: TestServer): Promise<Record<State, string>> {
   return { unconfirmed, email: emailConfirmed, aal2: acct.sessionToken };
 }
 
-const AUTH_REFUSALS = new Set([AUTH_ERRORS.INVALID_TOKEN.errno, AUTH_ERRORS.SESSION_UNVERIFIED.errno, AUTH_ERRORS.INSUFFICIENT_AAL.errno]);
+const AUTH_REFUSALS = new Set<number>([AUTH_ERRORS.INVALID_TOKEN.errno, AUTH_ERRORS.SESSION_UNVERIFIED.errno, AUTH_ERRORS.INSUFFICIENT_AAL.errno]);
 const errnoOf = (r: Reply) => (r.body as { errno?: number } | undefined)?.errno;
 const describeReply = (r: Reply) => `${r.status}/${errnoOf(r) ?? '-'}`;
 

@@ -8,11 +8,11 @@ export const accountsConfig = defineConfig({
   },
   codeFailuresMax: {
     env: 'ACCOUNT_CODE_MAX_FAILURES', default: 20, parse: int(1, 1000),
-    description: 'Wrong codes of the owner\'s own confirmations and second factor (sign-in and sign-up codes, authenticator and backup codes, recovery-phone, MFA step-up and secondary-address codes together) an account may see per window; then each of those checks is refused with 429/114 until the window ends. Resends and new sessions do not reset it. Password-reset codes count apart (ACCOUNT_RESET_CODE_MAX_FAILURES).',
+    description: 'Wrong codes of the owner\'s own confirmations and second factor (sign-in and sign-up codes, authenticator and backup codes, recovery-phone, MFA step-up and secondary-address codes together) an account may see per window; then each of those checks is refused with 429/114 until the window ends. Resends and new sessions do not reset it. Codes tried during a password reset count apart (ACCOUNT_RESET_CODE_MAX_FAILURES).',
   },
   resetCodeFailuresMax: {
     env: 'ACCOUNT_RESET_CODE_MAX_FAILURES', default: 20, parse: int(1, 1000),
-    description: 'Wrong password-reset codes (the emailed forgot codes and the one-time codes of /password/forgot/verify_otp, which anyone naming the address can try) an account may see per window; then reset code checks are refused with 429/114 until the window ends. Counted apart from ACCOUNT_CODE_MAX_FAILURES, so such guesses never stop the owner\'s sign-in.',
+    description: 'Wrong codes tried during a password reset (the emailed forgot codes and one-time codes, which anyone naming the address can try, and the app, backup and recovery-phone codes tried with a password forgot token) an account may see per window; then those checks are refused with 429/114 until the window ends. Counted apart from ACCOUNT_CODE_MAX_FAILURES, so neither an address nor a mailbox alone can stop the owner\'s sign-in.',
   },
   unblockCodeLifetimeSeconds: {
     env: 'UNBLOCK_CODE_LIFETIME_SECONDS', default: 3600, parse: int(60, 86400),

@@ -14,7 +14,7 @@ import { UnblockCodes, type LoginBlocks } from './unblock.js';
 // deletion and stub accounts.
 
 export { accountsConfig } from './config.js';
-export { AccountRecords } from './records.js';
+export { AccountRecords, type CodeBudgetKind } from './records.js';
 export { AccountsService, type LinkedAccountsView, type SigninConfirmations } from './service.js';
 export { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
 export { passwordEmailOf, type Account, type EmailRecord } from './store.js';

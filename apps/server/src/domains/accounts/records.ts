@@ -18,8 +18,9 @@ import {
  * How many wrong codes an account may see in a window (issue 9, hole 3), in two budgets (issue 22,
  * hole 2): `owner`, the codes of the owner's own confirmations and second factor (sign-in and
  * sign-up codes, TOTP, backup codes, the recovery phone, MFA step-up and secondary-address codes);
- * and `reset`, the password-reset codes, which
- * anyone who names the address can try. Spending `reset` never stops the owner's sign-in.
+ * and `reset`, every code tried during a password reset: the reset codes, which anyone who names
+ * the address can try, and the second factor tried with a forgot token, which the mailbox alone
+ * gets. Spending `reset` never stops the owner's sign-in.
  */
 export interface CodeBudget {
   maxFailures: number;

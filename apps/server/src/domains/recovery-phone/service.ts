@@ -10,7 +10,7 @@ import { SmsDeliveryError, type SmsSender } from '../../senders/sms/sender.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor, Trx } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
-import type { AccountRecords } from '../accounts/index.js';
+import type { AccountRecords, CodeBudgetKind } from '../accounts/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import type { SessionWithAccount } from '../sessions/index.js';
 import type { TwoStepService } from '../two-step/index.js';
@@ -138,19 +138,21 @@ export class RecoveryPhoneService {
 
   /**
    * Checks `code` against the (uid, purpose) code and spends it: the number it went to. A wrong,
-   * expired or used-up code is 183 and counts against the row and the account's budget.
+   * expired or used-up code is 183 and counts against the row and the account's budget: during a
+   * password reset the reset budget, so a mailbox alone never locks the owner's sign-in (issue 22).
    */
   private async spend(uid: string, purpose: CodePurpose, code: string): Promise<string> {
     const { db, clock, records, codeMaxFailures } = this.deps;
     const now = clock.now();
-    await records.checkCodeBudget(db, uid, now);
+    const budget: CodeBudgetKind = purpose === 'reset' ? 'reset' : 'owner';
+    await records.checkCodeBudget(db, uid, now, budget);
     const row = await findCode(db, uid, purpose);
     // Every guess takes one from the budget first (the right one too: its row is then deleted).
     const allowed = row !== null && row.expiresAt > now && (await takeGuess(db, uid, purpose, row.codeHash, codeMaxFailures));
     const presented = Buffer.from(this.hash(uid, purpose, code), 'hex');
     const right = row !== null && code.length === DIGITS && timingSafeEqual(presented, Buffer.from(row.codeHash, 'hex'));
     if (!allowed || !right) {
-      await records.recordCodeFailure(db, uid, now);
+      await records.recordCodeFailure(db, uid, now, budget);
       throw appError('INVALID_EXPIRED_OTP_CODE');
     }
     if (!(await spendCode(db, uid, purpose, row.codeHash))) throw appError('INVALID_EXPIRED_OTP_CODE');

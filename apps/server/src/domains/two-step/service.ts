@@ -9,7 +9,7 @@ import type { Mailer } from '../../senders/mail/mailer.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor, Trx } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
-import type { AccountRecords } from '../accounts/index.js';
+import type { AccountRecords, CodeBudgetKind } from '../accounts/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import { VERIFICATION_METHODS, type SecondFactorMethod, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import type { TokensService } from '../tokens/index.js';
@@ -147,14 +147,15 @@ export class TwoStepService {
   }
 
   /**
-   * Checks a code against a sealed secret under the account's budget of wrong codes. A wrong code
-   * is counted; a right one returns its step (the caller spends it).
+   * Checks a code against a sealed secret under the account's budget of wrong codes: the owner's,
+   * or during a password reset the reset budget (issue 22: a mailbox alone never locks the owner's
+   * own sign-in). A wrong code is counted; a right one returns its step (the caller spends it).
    */
-  private async checkCode(uid: string, sealed: string, code: string, now: number): Promise<number | null> {
+  private async checkCode(uid: string, sealed: string, code: string, now: number, budget: CodeBudgetKind = 'owner'): Promise<number | null> {
     const { db, records } = this.deps;
-    await records.checkCodeBudget(db, uid, now);
+    await records.checkCodeBudget(db, uid, now, budget);
     const step = code.length === DIGITS ? this.matchStep(this.box.open(uid, sealed), code, now) : null;
-    if (step === null) await records.recordCodeFailure(db, uid, now);
+    if (step === null) await records.recordCodeFailure(db, uid, now, budget);
     return step;
   }
 
@@ -235,15 +236,15 @@ export class TwoStepService {
   }
 
   /** A code from the account's app, spent: true when right and not used before in its step. */
-  private async spendAppCode(uid: string, code: string): Promise<boolean> {
+  private async spendAppCode(uid: string, code: string, budget: CodeBudgetKind = 'owner'): Promise<boolean> {
     const now = this.deps.clock.now();
     const row = await findTotp(this.deps.db, uid);
     if (!row?.enabled) throw appError('TOTP_TOKEN_NOT_FOUND');
-    const step = await this.checkCode(uid, row.sealedSecret, code, now);
+    const step = await this.checkCode(uid, row.sealedSecret, code, now, budget);
     if (step === null) return false;
     if (!(await spendStep(this.deps.db, uid, step))) {
       // A replay: the code was right but its step is spent. Counted like a wrong code.
-      await this.deps.records.recordCodeFailure(this.deps.db, uid, now);
+      await this.deps.records.recordCodeFailure(this.deps.db, uid, now, budget);
       return false;
     }
     return true;
@@ -258,7 +259,7 @@ export class TwoStepService {
 
   /** POST /totp/verify with a passwordForgotToken: the reset that follows may proceed on a two-step account. */
   async verifyForgot(uid: string, forgotTokenId: string, code: string): Promise<{ success: boolean }> {
-    if (!(await this.spendAppCode(uid, code))) return { success: false };
+    if (!(await this.spendAppCode(uid, code, 'reset'))) return { success: false };
     await this.markForgotTokenVerified(this.deps.db, forgotTokenId, 'totp-2fa');
     return { success: true };
   }
@@ -353,12 +354,12 @@ export class TwoStepService {
   }
 
   /** Spends one backup code (156 when it is not one of the account's unused codes); how many remain. */
-  private async spendCode(uid: string, code: string): Promise<number> {
+  private async spendCode(uid: string, code: string, budget: CodeBudgetKind = 'owner'): Promise<number> {
     const { db, clock, records } = this.deps;
     const now = clock.now();
-    await records.checkCodeBudget(db, uid, now);
+    await records.checkCodeBudget(db, uid, now, budget);
     if (!(await spendRecoveryCode(db, uid, this.box.hashCode(uid, code)))) {
-      await records.recordCodeFailure(db, uid, now);
+      await records.recordCodeFailure(db, uid, now, budget);
       throw appError('RECOVERY_CODE_NOT_FOUND');
     }
     const remaining = await countRecoveryCodes(db, uid);
@@ -382,7 +383,7 @@ export class TwoStepService {
   /** POST /totp/verify/recoveryCode with a passwordForgotToken. */
   async verifyForgotWithCode(uid: string, forgotTokenId: string, code: string): Promise<{ remaining: number }> {
     if (!(await this.isEnabled(uid))) throw appError('TOTP_REQUIRED');
-    const remaining = await this.spendCode(uid, code);
+    const remaining = await this.spendCode(uid, code, 'reset');
     await this.markForgotTokenVerified(this.deps.db, forgotTokenId, 'recovery-code');
     return { remaining };
   }

@@ -59,7 +59,7 @@ describe.each(httpDialects())('guesses without credentials cannot lock the owner
 
     it('wrong reset codes (one-time codes by address, codes of forgot tokens the attacker asked for) count apart: the owner\'s sign-in code still works', async () => {
       const owner = await verifiedAccount(t);
-      for (let round = 0; round < 5; round++) {
+      for (let round = 0; round < 4; round++) {
         await t.client.passwordForgotSendOtp({ email: owner.email });
         for (let i = 0; i < 5; i++) await attempt(t.client.passwordForgotVerifyOtp({ email: owner.email, code: wrongDigits(8) }));
         const { passwordForgotToken } = await t.client.passwordForgotSendCode({ email: owner.email });
@@ -90,6 +90,36 @@ describe.each(httpDialects())('guesses without credentials cannot lock the owner
       expect(signIn.verificationMethod).toBe('totp-2fa');
       expect(await t.client.sessionVerifyTotp(signIn.sessionToken, { code: codeAt(t, owner.app) })).toEqual({ success: true });
       expect((await t.client.sessionStatus(signIn.sessionToken)).state).toBe('verified');
+    });
+  });
+
+  describe('the mailbox without the second factor (rate limiting does not count this client)', () => {
+    let t: TestServer;
+    beforeAll(async () => {
+      t = await createTestServer({ dialect, manualClock: true, env: { ACCOUNT_CODE_MAX_FAILURES: '20', ACCOUNT_RESET_CODE_MAX_FAILURES: '20', RATE_LIMIT_IGNORE_IPS: '127.0.0.1' } });
+    });
+    afterAll(async () => t?.close());
+
+    it('wrong app and backup codes during a reset spend the reset budget, not the one the owner signs in with', { timeout: 60_000 }, async () => {
+      const owner = await twoStepAccount(t);
+      // Someone who reads the mail (not the phone) starts resets and guesses at the app.
+      for (let round = 0; round < 4; round++) {
+        const since = t.mail.messages.length;
+        await t.client.passwordForgotSendOtp({ email: owner.email });
+        const otp = (await t.mail.waitFor(owner.email, 'passwordForgotOtp', since)).code!;
+        const forgot = await t.client.passwordForgotVerifyOtp({ email: owner.email, code: otp });
+        for (let i = 0; i < 4; i++) await attempt(t.client.totpVerify(forgot.token, { code: codeAt(t, owner.app) === '000000' ? '111111' : '000000' }));
+        await attempt(t.client.totpVerifyRecoveryCode(forgot.token, { code: 'abcdefghjk' }));
+      }
+      // 20 wrong codes: the reset budget is spent, and resets wait (even with the right one-time code)…
+      const since = t.mail.messages.length;
+      await t.client.passwordForgotSendOtp({ email: owner.email });
+      const otp = (await t.mail.waitFor(owner.email, 'passwordForgotOtp', since)).code!;
+      await expectError(t.client.passwordForgotVerifyOtp({ email: owner.email, code: otp }), 'THROTTLED', 429);
+      // …while the owner signs in with the password and the app as usual.
+      nextStep(t);
+      const signIn = await t.accounts.signIn(owner.email, owner.password);
+      expect(await t.client.sessionVerifyTotp(signIn.sessionToken, { code: codeAt(t, owner.app) })).toEqual({ success: true });
     });
   });
 

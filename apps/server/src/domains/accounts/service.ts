@@ -220,10 +220,10 @@ export class AccountsService {
   }
 
   /**
-   * The password check of a sign-in. A sign-in that rate limiting blocked passes only with an
-   * unblock code, so its wrong password answers as a wrong code would (400/127): without a valid
-   * code the reply says nothing of the password, and each code still buys at most one password
-   * attempt. The code itself is checked after, with the right password only.
+   * The password check of a sign-in. A sign-in that rate limiting blocked passes only with the
+   * right password and a valid unblock code, so its wrong password answers as a wrong code does
+   * (400/127, counted per client address by unblockCodeFailed): the block goes on saying nothing
+   * of passwords. The code is used after, with the right password only.
    */
   private async checkPasswordForLogin(account: Account, input: LoginInput, ctx: RequestContext) {
     try {

@@ -6,7 +6,7 @@ import type { GeoService } from './service.js';
 
 export const geoRoutes: FastifyPluginAsyncTypebox<{ geo: GeoService }> = async (app, { geo }) => {
   app.get('/geo/eligibility/:feature', {
-    config: { auth: 'sessionToken' },
+    config: { auth: { strategies: ['sessionToken'], unconfirmed: 'It answers from where the request comes (the client address\'s country), nothing the account holds.' } },
     schema: {
       tags: ['Locations'], summary: 'Whether a feature is offered where the caller is', operationId: 'geoEligibility',
       description: 'Looks the request\'s address up in the location database (GEOIP_DATABASE_FILE) and answers whether its country is one of those GEO_ELIGIBILITY_RULES lists for the feature. A feature not configured, an address the database does not know, or no database at all: `eligible: false`. `region` is the country found (ISO 3166-1 alpha-2, lower case), null when unknown.',

@@ -23,7 +23,7 @@ export const newsletterRoutes: FastifyPluginAsyncTypebox<{ newsletters: Newslett
   });
 
   app.get('/newsletters', {
-    config: { auth: 'sessionToken' },
+    config: { auth: { strategies: ['sessionToken'], unconfirmed: 'Read only: which newsletters the account receives, which a waiting sign-up may show; changing them needs a session confirmed at the account\'s AAL.' } },
     schema: {
       tags: [TAG], summary: 'The account\'s newsletters',
       description: 'The newsletters the account is subscribed to, in alphabetical order.',

@@ -5,14 +5,14 @@ import { contextOf } from '../../http/context.js';
 import { responses } from '../../http/responses.js';
 import { body, email } from '../../http/schemas.js';
 import { waysIn } from '../mfa/index.js';
+import { meetsMinimumAal } from '../sessions/index.js';
 import type { SecondaryEmails } from './service.js';
 
 // Secondary (recovery) addresses: /recovery_emails and /recovery_email/* (spec 1 §7). Changes need
 // a confirmed session (400/138 otherwise). Each change also exists under /mfa (protocol.md §5.1):
 // the same route with an MFA token scoped `mfa:email` instead of the session.
-// AAL: when two-step authentication lands, the changing routes must also require the account's
-// assurance level (a TOTP account's session verified by TOTP); add that check to the
-// sessionTokenVerified strategy they use, or give them a stricter strategy, here.
+// The changing routes need a session at the account's AAL (sessionTokenVerified); the list answers
+// a session below it (a sign-in that proved only the password) with the primary address alone.
 
 const TAG = 'Email';
 
@@ -20,17 +20,26 @@ const EmailBody = body({ email: email('One of the account\'s addresses (compared
 
 export const secondaryEmailRoutes: FastifyPluginAsyncTypebox<{ emails: SecondaryEmails }> = async (app, { emails }) => {
   app.get('/recovery_emails', {
-    config: { auth: 'sessionToken' },
+    config: {
+      auth: {
+        strategies: ['sessionToken'],
+        unconfirmed: 'A waiting sign-in shows where its code went: it gets the primary address alone; the secondary addresses need a session confirmed at the account\'s AAL.',
+      },
+    },
     schema: {
       tags: [TAG], summary: 'List the account\'s addresses',
-      description: 'Every address of the account, the primary first, then secondary addresses in the order they were added (confirmed or not).',
+      description: 'Every address of the account, the primary first, then secondary addresses in the order they were added (confirmed or not). A session not confirmed at the account\'s AAL (a sign-in still waiting for its email code or second factor) gets the primary address alone.',
       response: responses(Type.Array(Type.Object({
         email: Type.String({ description: 'As typed when it was added.' }),
         verified: Type.Boolean(),
         isPrimary: Type.Boolean(),
       })), [], { input: false, auth: true }),
     },
-  }, async (req) => emails.list(credentialsOf(req, 'sessionToken').uid));
+  }, async (req) => {
+    const session = credentialsOf(req, 'sessionToken');
+    const list = await emails.list(session.uid);
+    return meetsMinimumAal(session) ? list : list.filter((a) => a.isPrimary);
+  });
 
   // The changing routes, once per way in: a confirmed session, or an MFA token scoped mfa:email.
   for (const v of waysIn('email')) {

@@ -70,6 +70,16 @@ describe.each(httpDialects())('secondary emails (%s)', (dialect) => {
     await expectError(t.client.recoveryEmailSecondaryVerifyCode(signedUp.sessionToken, { email, code: '123456' }), 'SESSION_UNVERIFIED', 400);
   });
 
+  it('lists the secondary addresses only to a session confirmed at the account\'s AAL; a sign-in that proved the password gets the primary (issue 22)', async () => {
+    const acct = await withSecondary();
+    const everything = [{ email: acct.email, verified: true, isPrimary: true }, { email: acct.secondary, verified: true, isPrimary: false }];
+    expect(await t.client.recoveryEmails(acct.sessionToken)).toEqual(everything);
+    // Confirmation is always asked here (SIGNIN_CONFIRMATION_SKIP_FOR_NEW_ACCOUNTS_SECONDS 0).
+    const waiting = await t.accounts.signIn(acct.email, acct.password);
+    expect(waiting.verified).toBe(false);
+    expect(await t.client.recoveryEmails(waiting.sessionToken)).toEqual([everything[0]]);
+  });
+
   it('refuses addresses that are taken: 139, 136, 140, 144', async () => {
     const acct = await withSecondary();
     const other = await verifiedAccount(t);

@@ -685,7 +685,7 @@ export interface paths {
         };
         /**
          * List the account's addresses
-         * @description Every address of the account, the primary first, then secondary addresses in the order they were added (confirmed or not).
+         * @description Every address of the account, the primary first, then secondary addresses in the order they were added (confirmed or not). A session not confirmed at the account's AAL (a sign-in still waiting for its email code or second factor) gets the primary address alone.
          */
         get: operations["recoveryEmails"];
         put?: never;

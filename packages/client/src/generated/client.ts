@@ -2944,7 +2944,8 @@ export class TesseraClient {
    * List the account's addresses.
    *
    * Every address of the account, the primary first, then secondary addresses in the order they
-   * were added (confirmed or not).
+   * were added (confirmed or not). A session not confirmed at the account's AAL (a sign-in still
+   * waiting for its email code or second factor) gets the primary address alone.
    *
    * `GET /v1/recovery_emails`. Authenticates with a sessionToken.
    *

@@ -231,12 +231,12 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   });
 
   app.get('/account', {
-    config: { auth: { strategies: ['sessionToken'], unconfirmed: 'Read only, nothing secret (no keys, tokens or devices): the settings page of a waiting sign-in shows the account and what it still needs; every change needs a confirmed session.' } },
+    config: { auth: { strategies: ['sessionToken'], unconfirmed: 'Read only, nothing secret (no keys, tokens or devices; of the addresses only the primary): the settings page of a waiting sign-in shows the account and what it still needs; every change needs a confirmed session.' } },
     schema: {
       tags: [TAG], summary: 'The account, for a settings page',
       response: responses(Type.Object({
         uid, email: Type.String(),
-        emails: Type.Array(Type.Object({ email: Type.String(), verified: Type.Boolean(), isPrimary: Type.Boolean() })),
+        emails: Type.Array(Type.Object({ email: Type.String(), verified: Type.Boolean(), isPrimary: Type.Boolean() }), { description: 'The primary first, then secondary addresses; a session not confirmed at the account\'s AAL gets the primary alone.' }),
         emailVerified: Type.Boolean(),
         createdAt: Type.Integer({ description: 'Milliseconds since the epoch.' }),
         passwordCreatedAt: Type.Integer({ description: 'When the current password was set (ms); 0 without a password.' }),
@@ -277,7 +277,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async
   }, async (req) => {
     if (req.auth?.strategy === 'oauthToken') {
       const token = credentialsOf(req, 'oauthToken');
-      return accounts.profile(token.uid, token.scope);
+      return accounts.profile(token.uid, token);
     }
     return accounts.profile(credentialsOf(req, 'sessionToken').uid, null);
   });

@@ -7,10 +7,11 @@ import { normalizeEmail } from '../../email-address.js';
 import type { FlowContext, RequestContext } from '../../http/context.js';
 import { deliveryOf } from '../../http/schemas.js';
 import type { Executor } from '../../storage/executor.js';
+import type { AccessToken, OAuthService } from '../oauth/index.js';
 import type { Database } from '../../storage/schema.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { SecurityEvents } from '../security-events/index.js';
-import { sessionAal, verificationState, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
+import { meetsMinimumAal, sessionAal, verificationState, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import type { KeyFetchToken, TokensService } from '../tokens/index.js';
 import { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
 import type { AccountRecords } from './records.js';
@@ -66,6 +67,8 @@ export interface AccountsDeps {
   secondaryClaimMs: number;
   /** Where failures that must not fail the request go (an undeliverable sign-in notice). */
   warn: (message: string, err: unknown) => void;
+  /** Account times as an access token's client may see them (pairwise clients get markers; issue 22, hole 7). */
+  oauth: Pick<OAuthService, 'timestampFor'>;
 }
 
 export interface CreateInput extends PasswordInput, FlowContext {
@@ -398,7 +401,8 @@ export class AccountsService {
     return {
       uid: account.uid,
       email: emails.find((e) => e.isPrimary)?.email ?? account.email,
-      emails: emails.map((e) => ({ email: e.email, verified: e.isVerified, isPrimary: e.isPrimary })),
+      // A session below the account's AAL (it proved the password only) sees the primary address alone, as /recovery_emails.
+      emails: emails.filter((e) => e.isPrimary || meetsMinimumAal(session)).map((e) => ({ email: e.email, verified: e.isVerified, isPrimary: e.isPrimary })),
       emailVerified: account.emailVerified,
       createdAt: account.createdAt,
       passwordCreatedAt: account.verifierSetAt,
@@ -424,9 +428,15 @@ export class AccountsService {
       : { authenticationMethods: ['pwd', 'email'], authenticatorAssuranceLevel: 1 };
   }
 
-  /** GET /account/profile: everything with a session; with an OAuth token, what its scopes allow. */
-  async profile(uid: string, scopes: string[] | null) {
+  /**
+   * GET /account/profile: everything with a session; with an OAuth token, what its scopes allow, and
+   * the account's times as its client may see them (a pairwise client gets per-subject markers, so
+   * nothing here is the same for the account at another client).
+   */
+  async profile(uid: string, token: (Pick<AccessToken, 'uid' | 'subject'> & { scope: string[] }) | null) {
     const { db, records } = this.deps;
+    const scopes = token?.scope ?? null;
+    const time = <V extends number | null>(field: string, value: V): V => (token ? this.deps.oauth.timestampFor(token, field, value) : value);
     const account = await records.find(db, uid);
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
     const emails = await records.listEmails(db, uid);
@@ -436,9 +446,9 @@ export class AccountsService {
       ...(allows('profile:email') ? { email: emails.find((e) => e.isPrimary)?.email ?? account.email } : {}),
       ...(allows('profile:locale') ? { locale: account.locale } : {}),
       ...(allows('profile:amr') ? { authenticationMethods: amr, authenticatorAssuranceLevel: aal } : {}),
-      ...(allows('profile:account_disabled_at') ? { accountDisabledAt: account.disabledAt } : {}),
-      ...(allows('profile:account_locked_at') ? { accountLockedAt: account.lockedAt } : {}),
-      profileChangedAt: account.profileChangedAt,
+      ...(allows('profile:account_disabled_at') ? { accountDisabledAt: time('accountDisabledAt', account.disabledAt) } : {}),
+      ...(allows('profile:account_locked_at') ? { accountLockedAt: time('accountLockedAt', account.lockedAt) } : {}),
+      profileChangedAt: time('profileChangedAt', account.profileChangedAt),
       ...(scopes === null ? { metricsEnabled: account.metricsOptOutAt === null, keysChangedAt: account.keysChangedAt } : {}),
     };
   }

@@ -196,6 +196,12 @@ describe.each(httpDialects())('issue 22: the OAuth server (%s)', (dialect) => {
       // /verify and /profile agree for one client (one marker per field).
       expect(pa.profileChangedAt).toBe(va.profile_changed_at);
       expect(pa.accountDisabledAt).toBeNull();
+      // GET /v1/account/profile with the same token shows the same markers, never the account's times.
+      const accountProfile = async (token: string) => (await rawRequest(t.url, 'GET', '/account/profile', { authorization: `Bearer ${token}` })).body as Record<string, unknown>;
+      const [apa, apb] = [await accountProfile(a), await accountProfile(b)];
+      expect(apa.profileChangedAt).toBe(va.profile_changed_at);
+      expect(apb.profileChangedAt).toBe(vb.profile_changed_at);
+      expect(apa.accountDisabledAt).toBeNull();
       // Same value while nothing changed, another when the profile changed.
       expect(await verify(a)).toEqual(va);
       expect(await verify(await tokenFor(pairwiseA, acct.sessionToken))).toMatchObject({ generation: va.generation, profile_changed_at: va.profile_changed_at });
@@ -204,6 +210,7 @@ describe.each(httpDialects())('issue 22: the OAuth server (%s)', (dialect) => {
       expect(after.profile_changed_at).not.toBe(va.profile_changed_at);
       expect(after.generation).toBe(va.generation);
       expect((await profile(a)).profileChangedAt).toBe(after.profile_changed_at);
+      expect((await accountProfile(a)).profileChangedAt).toBe(after.profile_changed_at);
       // What the domain offers other routes that answer account times to an access token (e.g. GET /account/profile): the same marker.
       const stored = (await t.app.services.oauth.findClient(t.storage.db, pairwiseA))!;
       expect(stored.pairwiseSubjects).toBe(true);
@@ -216,6 +223,7 @@ describe.each(httpDialects())('issue 22: the OAuth server (%s)', (dialect) => {
       const account = (await t.app.services.records.find(t.storage.db, plain.uid))!;
       expect((await post('/verify', { token: tok.access_token })).body).toMatchObject({ user: plain.uid, generation: account.verifierSetAt, profile_changed_at: account.profileChangedAt });
       expect((await t.client.profile(tok.access_token)).profileChangedAt).toBe(account.profileChangedAt);
+      expect((await rawRequest(t.url, 'GET', '/account/profile', { authorization: `Bearer ${tok.access_token}` })).body).toMatchObject({ profileChangedAt: account.profileChangedAt });
     });
   });
 

@@ -78,6 +78,9 @@ describe.each(httpDialects())('secondary emails (%s)', (dialect) => {
     const waiting = await t.accounts.signIn(acct.email, acct.password);
     expect(waiting.verified).toBe(false);
     expect(await t.client.recoveryEmails(waiting.sessionToken)).toEqual([everything[0]]);
+    // GET /account too: the confirmed session sees both, the waiting sign-in the primary.
+    expect((await t.client.account(acct.sessionToken)).emails).toEqual(everything);
+    expect((await t.client.account(waiting.sessionToken)).emails).toEqual([everything[0]]);
   });
 
   it('refuses addresses that are taken: 139, 136, 140, 144', async () => {

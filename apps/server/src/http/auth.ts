@@ -295,11 +295,10 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
  * and the least confirmed session it accepts, with the reason when that is an unconfirmed one. The
  * portal's route table and the session-state walking test read it from openapi.json.
  */
-const REQUIRE_UNCONFIRMED_REASON = false;
 function authExtension(where: string, auth: RouteAuth, strategies: StrategyMap) {
   const states = auth.strategies.map((name) => (strategies[name] as AnyStrategy).session).filter((s): s is SessionState => s !== undefined);
   const session = states.length ? SESSION_STATES.find((s) => states.includes(s)) : undefined;
-  if (REQUIRE_UNCONFIRMED_REASON && session === 'unconfirmed' && !auth.unconfirmed?.trim()) {
+  if (session === 'unconfirmed' && !auth.unconfirmed?.trim()) {
     throw new Error(`${where} accepts an unconfirmed session (strategy ${auth.strategies.join(', ')}): state why in config.auth.unconfirmed, or require sessionTokenVerified`);
   }
   if (session !== 'unconfirmed' && auth.unconfirmed !== undefined) {
@@ -310,7 +309,7 @@ function authExtension(where: string, auth: RouteAuth, strategies: StrategyMap) 
     ...(auth.scope !== undefined ? { scope: auth.scope } : {}),
     ...(auth.optional ? { optional: true } : {}),
     ...(session ? { session } : {}),
-    ...(session === 'unconfirmed' && auth.unconfirmed ? { unconfirmed: auth.unconfirmed.trim() } : {}),
+    ...(session === 'unconfirmed' ? { unconfirmed: auth.unconfirmed!.trim() } : {}),
   };
 }
 

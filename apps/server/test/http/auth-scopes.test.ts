@@ -11,11 +11,13 @@ import '../../src/domains/sessions/index.js';
 
 const scoped = { kind: 'jwt', scopes: ['mfa:password', 'mfa:2fa'], description: 'test', find: () => null } as TokenStrategy<never>;
 const plain = { kind: 'sessionToken', description: 'test', find: () => null } as TokenStrategy<never>;
+const unconfirmed = { kind: 'sessionToken', session: 'unconfirmed', description: 'test', find: () => null } as TokenStrategy<never>;
+const confirmed = { kind: 'sessionToken', session: 'aal', description: 'test', find: () => null } as TokenStrategy<never>;
 
 async function startWith(auth: RouteAuthConfig): Promise<void> {
   const app = Fastify();
   installAuth(app, {
-    strategies: { mfa: scoped, sessionToken: plain } as unknown as StrategyMap,
+    strategies: { mfa: scoped, sessionToken: plain, unconfirmedSession: unconfirmed, confirmedSession: confirmed } as unknown as StrategyMap,
     hawk: { host: 'localhost', port: 9000, skewSeconds: 60 },
     nonces: new NonceCache({ size: 1000, perToken: 10, skewSeconds: 60 }),
     clock: systemClock,
@@ -37,5 +39,21 @@ describe('routes with scoped strategies', () => {
 
   it('start with a scope the strategy knows', async () => {
     await expect(startWith({ strategies: ['mfa'], scope: 'mfa:password' })).resolves.toBeUndefined();
+  });
+});
+
+// Issue 22: a route reaches a session that proved only the password by a stated choice, never by default.
+describe('routes that accept an unconfirmed session', () => {
+  const route = (auth: unknown) => startWith(auth as RouteAuthConfig);
+  it('refuse to start without a reason, or with a blank one', async () => {
+    await expect(route('unconfirmedSession')).rejects.toThrow(/accepts an unconfirmed session .*state why in config.auth.unconfirmed/);
+    await expect(route({ strategies: ['unconfirmedSession'], unconfirmed: '  ' })).rejects.toThrow(/state why/);
+    await expect(route({ strategies: ['unconfirmedSession', 'confirmedSession'] })).rejects.toThrow(/state why/);
+  });
+
+  it('start with a reason; a reason on a route that needs a confirmed session is refused', async () => {
+    await expect(route({ strategies: ['unconfirmedSession'], unconfirmed: 'it confirms the sign-in' })).resolves.toBeUndefined();
+    await expect(route('confirmedSession')).resolves.toBeUndefined();
+    await expect(route({ strategies: ['confirmedSession'], unconfirmed: 'why not' })).rejects.toThrow(/none of its strategies accepts an unconfirmed session/);
   });
 });

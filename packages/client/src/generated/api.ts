@@ -4310,6 +4310,7 @@ export interface operations {
                         /** @description Account id: 16 bytes as 32 hex characters. */
                         uid: string;
                         email: string;
+                        /** @description The primary first, then secondary addresses; a session not confirmed at the account's AAL gets the primary alone. */
                         emails: {
                             email: string;
                             verified: boolean;

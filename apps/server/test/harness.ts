@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { pino } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { TesseraAccounts, TesseraClient, type TokenPresentation } from '@tessera/client';
 import { createApp, type App } from '../src/app.js';
 import { ManualClock } from '../src/clock.js';
@@ -177,4 +178,31 @@ export async function verifiedAccount(t: TestServer, password = 'correct horse b
   const mail = await t.mail.waitFor(email, 'verifyShortCode', since);
   await t.client.sessionVerifyCode(signedUp.sessionToken, { code: mail.code! });
   return { ...signedUp, email, password };
+}
+
+/** A local stand-in for a third-party service (the push service, Twilio): its settings go to the server. */
+export interface LocalService {
+  start(): Promise<unknown>;
+  stop(): Promise<void>;
+  /** The server settings that point it at this service. */
+  env(): Record<string, string>;
+}
+
+/**
+ * The suite's server beside local services: before the suite the services start, then a test server
+ * with their settings (then `options.env`); after it the server closes, then the services stop.
+ * `use` receives the server once it runs.
+ */
+export function serverBeside(services: LocalService[], options: TestServerOptions, use: (t: TestServer) => void): void {
+  let t: TestServer | undefined;
+  beforeAll(async () => {
+    for (const service of services) await service.start();
+    const env = Object.assign({}, ...services.map((service) => service.env()), options.env);
+    t = await createTestServer({ ...options, env });
+    use(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+    for (const service of services) await service.stop();
+  });
 }

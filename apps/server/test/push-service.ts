@@ -104,6 +104,11 @@ export class PushService {
     return this.origin;
   }
 
+  /** The server settings that allow and trust this service (as an operator's private push service would be). */
+  env(): Record<string, string> {
+    return { PUSH_ALLOWED_HOSTS: this.host, PUSH_CA_FILE: this.caFile };
+  }
+
   /** The host entry for PUSH_ALLOWED_HOSTS. */
   get host(): string {
     return this.origin.replace('https://', '');

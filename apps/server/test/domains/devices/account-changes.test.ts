@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestServer, httpDialects, newEmail, type TestServer } from '../../harness.js';
+import { describe, expect, it } from 'vitest';
+import { serverBeside, httpDialects, newEmail, type TestServer } from '../../harness.js';
 import { expectError } from '../../helpers.js';
 import { PushService, type Subscriber } from '../../push-service.js';
 
@@ -9,19 +9,9 @@ import { PushService, type Subscriber } from '../../push-service.js';
 
 describe.each(httpDialects())('account changes pushed to devices (%s)', (dialect) => {
   let t: TestServer;
-  let push: PushService;
-  beforeAll(async () => {
-    push = new PushService();
-    await push.start();
-    // Sign-ins to addresses starting "confirm." always need confirmation.
-    t = await createTestServer({
-      dialect, env: { PUSH_ALLOWED_HOSTS: push.host, PUSH_CA_FILE: push.caFile, SIGNIN_CONFIRMATION_FORCED_EMAIL_REGEX: '^confirm\\.' },
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await push?.stop();
-  });
+  const push = new PushService();
+  // Sign-ins to addresses starting "confirm." always need confirmation.
+  serverBeside([push], { dialect, env: { SIGNIN_CONFIRMATION_FORCED_EMAIL_REGEX: '^confirm\\.' } }, (server) => (t = server));
 
   const PASSWORD = 'account changes password';
   const received = (s: Subscriber) => push.received.filter((r) => r.path === new URL(s.endpoint).pathname);

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bearerHeader, deriveTokenKeys } from '@tessera/protocol';
-import { createTestServer, httpDialects, newEmail, type TestServer } from '../../harness.js';
+import { serverBeside, httpDialects, newEmail, type TestServer } from '../../harness.js';
 import { expectError, hex, rawRequest } from '../../helpers.js';
 import { PushService } from '../../push-service.js';
 import { appFor, codeAt } from '../two-step/two-step-helpers.js';
@@ -16,24 +16,16 @@ const COLLECTION_CHANGED = { version: 1, command: 'sync:collection_changed', dat
 
 describe.each(httpDialects())('devices and unconfirmed sessions (%s)', (dialect) => {
   let t: TestServer;
-  let push: PushService;
-  beforeAll(async () => {
-    push = new PushService();
-    await push.start();
-    // Sign-ins to addresses starting "confirm." always need confirmation. Three commands may wait
-    // for one device; ten commands per account and client address per window.
-    t = await createTestServer({
-      dialect, manualClock: true,
-      env: {
-        PUSH_ALLOWED_HOSTS: push.host, PUSH_CA_FILE: push.caFile, SIGNIN_CONFIRMATION_FORCED_EMAIL_REGEX: '^confirm\\.',
-        DEVICE_COMMANDS_PENDING_MAX: '3', RATE_LIMIT_RULES: 'invokeDeviceCommand : ip_uid : 10 : 15 minutes : 15 minutes : block',
-      },
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await push?.stop();
-  });
+  const push = new PushService();
+  // Sign-ins to addresses starting "confirm." always need confirmation. Three commands may wait
+  // for one device; ten commands per account and client address per window.
+  serverBeside([push], {
+    dialect, manualClock: true,
+    env: {
+      SIGNIN_CONFIRMATION_FORCED_EMAIL_REGEX: '^confirm\\.',
+      DEVICE_COMMANDS_PENDING_MAX: '3', RATE_LIMIT_RULES: 'invokeDeviceCommand : ip_uid : 10 : 15 minutes : 15 minutes : block',
+    },
+  }, (server) => (t = server));
 
   const auth = (token: string) => bearerHeader('sessionToken', deriveTokenKeys('sessionToken', token).tokenId);
   const post = (token: string, path: string, body: unknown) => rawRequest(t.url, 'POST', path, { body, authorization: auth(token) });

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestServer, httpDialects, type TestServer } from '../../harness.js';
+import { describe, expect, it } from 'vitest';
+import { serverBeside, httpDialects, type TestServer } from '../../harness.js';
 import { expectError } from '../../helpers.js';
 import { TwilioFake } from '../../twilio-fake.js';
 import { codeAt, nextStep, twoStepAccount } from '../two-step/two-step-helpers.js';
@@ -16,14 +16,7 @@ const PHONE = '+14155550123';
 describe.each(httpDialects())('what a password forgot token reaches (%s)', (dialect) => {
   let t: TestServer;
   const twilio = new TwilioFake();
-  beforeAll(async () => {
-    await twilio.start();
-    t = await createTestServer({ dialect, manualClock: true, env: twilio.env() });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await twilio.stop();
-  });
+  serverBeside([twilio], { dialect, manualClock: true }, (server) => (t = server));
 
   /** A two-step account with backup codes, a recovery phone and a recovery key with a hint. */
   async function fullyEquipped() {

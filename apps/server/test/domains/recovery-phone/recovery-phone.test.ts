@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestServer, httpDialects, verifiedAccount, type TestServer } from '../../harness.js';
+import { createTestServer, serverBeside, httpDialects, verifiedAccount, type TestServer } from '../../harness.js';
 import { expectError } from '../../helpers.js';
 import { expectMfaGuarded, mfaToken } from '../../mfa-helpers.js';
 import { TwilioFake } from '../../twilio-fake.js';
@@ -26,14 +26,7 @@ async function phoneReadyAccount(t: TestServer) {
 describe.each(httpDialects())('recovery phone through the Twilio SDK (%s)', (dialect) => {
   let t: TestServer;
   const twilio = new TwilioFake();
-  beforeAll(async () => {
-    await twilio.start();
-    t = await createTestServer({ dialect, manualClock: true, env: twilio.env() });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await twilio.stop();
-  });
+  serverBeside([twilio], { dialect, manualClock: true }, (server) => (t = server));
 
   /** create + confirm with the texted code. */
   async function addPhone(acct: { sessionToken: string }, phoneNumber = PHONE) {

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deriveTokenKeys } from '@tessera/protocol';
-import { createTestServer, httpDialects, newEmail, verifiedAccount, type TestServer } from '../../harness.js';
+import { serverBeside, httpDialects, newEmail, verifiedAccount, type TestServer } from '../../harness.js';
 import { expectError, hex } from '../../helpers.js';
 import { PushService } from '../../push-service.js';
 import { appFor, codeAt, nextStep, twoStepAccount } from '../two-step/two-step-helpers.js';
@@ -18,20 +18,9 @@ const tokenId = (sessionToken: string) => deriveTokenKeys('sessionToken', sessio
 
 describe.each(httpDialects())('sessions and the second factor (%s)', (dialect) => {
   let t: TestServer;
-  let push: PushService;
-  beforeAll(async () => {
-    push = new PushService();
-    await push.start();
-    // Every sign-in must be confirmed (no grace period for new accounts); TOTP codes follow the manual clock.
-    t = await createTestServer({
-      dialect, manualClock: true,
-      env: { SIGNIN_CONFIRMATION_SKIP_FOR_NEW_ACCOUNTS_SECONDS: '0', PUSH_ALLOWED_HOSTS: push.host, PUSH_CA_FILE: push.caFile },
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await push?.stop();
-  });
+  const push = new PushService();
+  // Every sign-in must be confirmed (no grace period for new accounts); TOTP codes follow the manual clock.
+  serverBeside([push], { dialect, manualClock: true, env: { SIGNIN_CONFIRMATION_SKIP_FOR_NEW_ACCOUNTS_SECONDS: '0' } }, (server) => (t = server));
 
   /** Confirmation mail (codes and links) sent to `email` since message `since`. */
   const confirmationMail = (email: string, since: number) =>

@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../storage/db.js';
 import { afterCommit } from '../../storage/after-commit.js';
 import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
-import { describeDevice, isSessionVerified, meetsMinimumAal, sessionAal, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
+import { describeDevice, isSessionVerified, meetsMinimumAal, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import { formatAttachedClients, mergeAttachedClients, refreshTokenEntries, sessionEntries } from './attached-clients.js';
 import { deprecatedSessionList, deviceReply, listedDevices } from './lists.js';
 import { checkPushCallback, type PushHost } from './push-hosts.js';
@@ -288,8 +288,8 @@ export class DevicesService {
     // Issue 22: a command (a tab, say, encrypted to the keys the device published) goes only to a
     // device whose session is confirmed at the account's AAL: a sign-in that proved the password
     // only may register a device advertising commands, but is sent nothing through it.
-    const targetSession = target.sessionId ? (await sessions.listOf(db, session.uid)).find((s) => s.id === target.sessionId) : undefined;
-    if (!targetSession || !isSessionVerified(targetSession) || (session.account.twoStep && sessionAal(targetSession) < 2)) {
+    const targetSession = target.sessionId ? await sessions.find(db, target.sessionId) : null;
+    if (!targetSession || !meetsMinimumAal({ ...targetSession, account: session.account })) {
       throw appError('DEVICE_COMMAND_UNAVAILABLE', {}, 'Unavailable device command: the target device\'s session is not confirmed yet');
     }
     const now = clock.now();

@@ -1,4 +1,3 @@
-import { appError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { TokenSecrets } from '../../crypto/token-secrets.js';
@@ -9,14 +8,14 @@ import type { SecurityEvents } from '../security-events/index.js';
 import type { WriteEpoch } from '../../storage/write-epoch.js';
 import { ReadCache } from '../../storage/read-cache.js';
 import { sessionRoutes } from './routes.js';
-import { SessionsService, type Locate } from './service.js';
-import { deleteOtherSessions, findSessionWithAccount, isSessionVerified, markSessionHawkOnly, sessionAal, type SessionWithAccount } from './store.js';
+import { aalRefusal, SessionsService, type Locate } from './service.js';
+import { deleteOtherSessions, findSessionWithAccount, markSessionHawkOnly, type SessionWithAccount } from './store.js';
 
 // The sessions domain: session tokens, their confirmation state and codes, the session strategies
 // every signed-in route authenticates with, and the session routes.
 
 export { signinConfig } from './config.js';
-export { meetsMinimumAal, SessionsService, verificationState, type Locate, type SessionEndedListener, type SessionStart } from './service.js';
+export { aalRefusal, meetsMinimumAal, SessionsService, verificationState, type Locate, type SessionEndedListener, type SessionStart } from './service.js';
 export { isSessionVerified, methodName, sessionAal, SECOND_FACTOR_METHODS, VERIFICATION_METHODS, type SecondFactorMethod, type Session, type SessionLocation, type SessionWithAccount, type VerificationMethodName } from './store.js';
 export type { CodeCheck } from './codes.js';
 export { describeDevice, parseUserAgent } from './user-agent.js';
@@ -95,8 +94,7 @@ export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsS
         ...sessionToken,
         session: 'aal',
         description: 'A confirmed session token (an unconfirmed one gets 400/138; on an account with two-step authentication, one not confirmed by a second factor gets 400/222).',
-        check: (s) => (!isSessionVerified(s) ? appError('SESSION_UNVERIFIED')
-          : s.account.twoStep && sessionAal(s) < 2 ? appError('INSUFFICIENT_AAL') : null),
+        check: (s) => aalRefusal(s),
       },
     },
     hooks: {

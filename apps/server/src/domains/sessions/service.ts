@@ -1,4 +1,4 @@
-import { appError } from '@tessera/errors';
+import { appError, type AppError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { TokenSecrets } from '../../crypto/token-secrets.js';
@@ -64,6 +64,20 @@ async function createSession(db: Executor, secrets: TokenSecrets, s: SessionStar
 /** Whether a session is confirmed at (at least) its account's assurance level: AAL2 once two-step is on. */
 export function meetsMinimumAal(s: SessionWithAccount): boolean {
   return isSessionVerified(s) && (!s.account.twoStep || sessionAal(s) === 2);
+}
+
+/**
+ * What a session below its account's assurance level is answered: 138 while unconfirmed, 222 when
+ * confirmed below AAL2 on an account with two-step on; null when it meets the level. The
+ * sessionTokenVerified strategy answers with it, and so does every handler that checks the same
+ * level itself (an optional session, or a route with two rules); `action` completes the message.
+ */
+export function aalRefusal(s: SessionWithAccount, action?: string): AppError | null {
+  if (!isSessionVerified(s)) return appError('SESSION_UNVERIFIED', {}, action ? `Unconfirmed session: confirm the sign-in before you ${action}` : undefined);
+  if (meetsMinimumAal(s)) return null;
+  return appError('INSUFFICIENT_AAL', {}, action
+    ? `This request requires a higher authentication level: the account has two-step authentication, so confirm this session with the second factor (POST /session/verify/totp) before you ${action}`
+    : undefined);
 }
 
 /** The verification state every sign-in style response reports (spec 1 §3). */
@@ -278,11 +292,8 @@ export class SessionsService {
     if (otherSession) {
       const other = await this.findNamed(this.deps.db, session.uid, otherSession);
       const itself = other?.id === session.id;
-      if (!itself && !meetsMinimumAal(session)) {
-        throw !isSessionVerified(session)
-          ? appError('SESSION_UNVERIFIED', {}, 'Unconfirmed session: only a confirmed session signs out another session (a session may always sign out itself)')
-          : appError('INSUFFICIENT_AAL', {}, 'This request requires a higher authentication level: on an account with two-step authentication, only a session confirmed by the second factor signs out another session');
-      }
+      const refused = itself ? null : aalRefusal(session, 'sign out another session (a session may always sign out itself)');
+      if (refused) throw refused;
       if (!other) throw appError('INVALID_TOKEN', { detail: 'Unknown session' });
       await this.end(this.deps.db, other);
       await signedOut(itself ? 'current' : 'other');

@@ -10,7 +10,7 @@ import type { SigningKey } from '../../keys/index.js';
 import type { AccessTokenJwts } from '../access-jwt.js';
 import { checkPairwiseScopes, subjectFor } from '../ppid.js';
 import { checkResource } from './resource.js';
-import { isSessionVerified, meetsMinimumAal, sessionAal, type SessionWithAccount } from '../../sessions/index.js';
+import { aalRefusal, sessionAal, type SessionWithAccount } from '../../sessions/index.js';
 import type { SecurityEvents } from '../../security-events/index.js';
 import type { RequestContext } from '../../../http/context.js';
 import type { OAuthService } from '../service.js';
@@ -405,9 +405,9 @@ export class GrantsService {
    */
   private async credentialsGrant(client: OAuthClient, body: TokenRequest, session: SessionWithAccount | null): Promise<TokenResponse> {
     if (!session) throw appError('INVALID_TOKEN', { detail: 'The fxa-credentials grant needs a session token' });
-    if (!isSessionVerified(session)) throw appError('SESSION_UNVERIFIED');
+    const refused = aalRefusal(session, 'ask for tokens');
+    if (refused) throw refused;
     if (!session.account.emailVerified) throw appError('ACCOUNT_UNVERIFIED');
-    if (!meetsMinimumAal(session)) throw appError('INSUFFICIENT_AAL', {}, 'This request requires a higher authentication level: the account has two-step authentication, so confirm this session with the second factor (POST /session/verify/totp) before asking for tokens');
     if (!client.canGrant) throw appError('INVALID_SCOPES', { invalidScopes: [] }, 'This client may not use the fxa-credentials grant (it is not registered with canGrant)');
     const scope = parseScope(body.scope ?? 'profile');
     this.checkScopes(client, scope);
@@ -466,8 +466,8 @@ export class GrantsService {
       }
       // Another account's session proves nothing about this token: as unknown as another client's.
       if (session.uid !== token.uid) throw appError('REFRESH_TOKEN_UNKNOWN');
-      if (!isSessionVerified(session)) throw appError('SESSION_UNVERIFIED');
-      if (!meetsMinimumAal(session)) throw appError('INSUFFICIENT_AAL');
+      const refused = aalRefusal(session, 'exchange a refresh token');
+      if (refused) throw refused;
       return;
     }
     if (token.aal < 2 && await this.deps.secondFactor.required(this.deps.db, token.uid)) {

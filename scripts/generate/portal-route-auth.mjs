@@ -14,6 +14,7 @@ const CREDENTIALS = {
   accountResetToken: 'accountResetToken (spent)',
   accountResetTokenUnspent: 'accountResetToken',
   passwordForgotToken: 'passwordForgotToken',
+  passwordForgotTokenProven: 'passwordForgotToken (proven address)',
   passwordChangeToken: 'passwordChangeToken',
   oauthToken: 'OAuth access token',
   mfa: 'MFA token',

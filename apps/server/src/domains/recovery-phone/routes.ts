@@ -6,7 +6,6 @@ import { responses } from '../../http/responses.js';
 import { body, metricsContext } from '../../http/schemas.js';
 import { waysIn } from '../mfa/index.js';
 import { isSessionVerified } from '../sessions/index.js';
-import { provenForgotToken } from '../tokens/index.js';
 import type { RecoveryPhoneService } from './service.js';
 
 // The recovery phone routes of spec 1 §3 (protocol.md §4.9). Adding, changing and removing the
@@ -24,7 +23,7 @@ const SMS_ERRORS = ['FEATURE_NOT_ENABLED', 'BACKEND_SERVICE_FAILURE', 'THROTTLED
 
 export const recoveryPhoneRoutes: FastifyPluginAsyncTypebox<{ recoveryPhone: RecoveryPhoneService }> = async (app, { recoveryPhone }) => {
   app.get('/recovery_phone', {
-    config: { auth: { strategies: ['sessionToken', 'passwordForgotToken'], unconfirmed: 'A waiting sign-in asks whether the phone can stand in for the app: the number masked to its last four digits (the national format needs a confirmed session).' } },
+    config: { auth: { strategies: ['sessionToken', 'passwordForgotTokenProven'], unconfirmed: 'A waiting sign-in asks whether the phone can stand in for the app: the number masked to its last four digits (the national format needs a confirmed session).' } },
     schema: {
       tags: [TAG], summary: 'The account\'s recovery phone',
       description: 'Whether the account has a recovery phone, and its number masked (`+1••••••0123`). With a confirmed session also `nationalFormat`, masked the same way. Works with a password forgot token that proved the address (that of `/password/forgot/verify_otp`; a token of `/password/forgot/send_code` gets 400/138), to offer the phone during a reset.',
@@ -35,8 +34,7 @@ export const recoveryPhoneRoutes: FastifyPluginAsyncTypebox<{ recoveryPhone: Rec
       }), ['SESSION_UNVERIFIED'], { input: false, auth: true }),
     },
   }, async (req) => {
-    const creds = credentialsOf(req, 'sessionToken', 'passwordForgotToken');
-    if (req.auth?.strategy === 'passwordForgotToken') provenForgotToken(credentialsOf(req, 'passwordForgotToken'));
+    const creds = credentialsOf(req, 'sessionToken', 'passwordForgotTokenProven');
     const full = 'tokenVerificationId' in creds && isSessionVerified(creds);
     return recoveryPhone.get(creds.uid, full);
   });
@@ -124,7 +122,7 @@ export const recoveryPhoneRoutes: FastifyPluginAsyncTypebox<{ recoveryPhone: Rec
   });
 
   app.post('/recovery_phone/reset_password/send_code', {
-    config: { auth: 'passwordForgotToken', rateLimit: { actions: ['recoveryPhoneSendCode'] } },
+    config: { auth: 'passwordForgotTokenProven', rateLimit: { actions: ['recoveryPhoneSendCode'] } },
     schema: {
       tags: [TAG], summary: 'Text a password-reset code to the recovery phone',
       description: 'During a password reset on a two-step account, with the password forgot token of `/password/forgot/verify_otp` (one that proved the address; a token of `/password/forgot/send_code` gets 400/138 and nothing is sent): texts a 6-digit code to the recovery phone. 215 without a phone.',
@@ -132,12 +130,12 @@ export const recoveryPhoneRoutes: FastifyPluginAsyncTypebox<{ recoveryPhone: Rec
       response: responses(Type.Object({}), ['RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST', 'SESSION_UNVERIFIED', ...SMS_ERRORS], { auth: true }),
     },
   }, async (req) => {
-    await recoveryPhone.sendTo(provenForgotToken(credentialsOf(req, 'passwordForgotToken')).uid, 'reset');
+    await recoveryPhone.sendTo(credentialsOf(req, 'passwordForgotTokenProven').uid, 'reset');
     return {};
   });
 
   app.post('/recovery_phone/reset_password/confirm', {
-    config: { auth: 'passwordForgotToken', rateLimit: { actions: ['recoveryPhoneCheck'] } },
+    config: { auth: 'passwordForgotTokenProven', rateLimit: { actions: ['recoveryPhoneCheck'] } },
     schema: {
       tags: [TAG], summary: 'Pass the reset\'s second factor with the texted code',
       description: 'The code marks the password forgot token (and the account reset token it yields) as verified with `sms-2fa`, so `/account/reset` may proceed on a two-step account. The account is emailed. 183 wrong or expired code; 138 for a forgot token that has not proven the address (see send_code).',
@@ -145,7 +143,7 @@ export const recoveryPhoneRoutes: FastifyPluginAsyncTypebox<{ recoveryPhone: Rec
       response: responses(Type.Object({}), ['INVALID_EXPIRED_OTP_CODE', 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST', 'SESSION_UNVERIFIED', 'THROTTLED'], { auth: true }),
     },
   }, async (req) => {
-    const token = provenForgotToken(credentialsOf(req, 'passwordForgotToken'));
+    const token = credentialsOf(req, 'passwordForgotTokenProven');
     await recoveryPhone.confirmReset(token.uid, token.id, req.body.code, contextOf(req));
     return {};
   });

@@ -1,3 +1,4 @@
+import { appError } from '@tessera/errors';
 import type { TokenType } from '@tessera/protocol';
 import type { TokenSecrets } from '../../crypto/token-secrets.js';
 import type { Domain } from '../../domain.js';
@@ -5,7 +6,7 @@ import type { TokenStrategy } from '../../http/auth.js';
 import type { Executor } from '../../storage/executor.js';
 import type { tokenConfig } from './config.js';
 import type { ConfigValues } from '../../config-schema.js';
-import { TokensService } from './service.js';
+import { forgotTokenProven, TokensService } from './service.js';
 import * as store from './store.js';
 import type { AccountResetToken, KeyFetchToken, PasswordChangeToken, PasswordForgotToken, ShortLivedTable, StoredToken } from './store.js';
 
@@ -13,7 +14,7 @@ import type { AccountResetToken, KeyFetchToken, PasswordChangeToken, PasswordFor
 // removal when the account is deleted or its password changes.
 
 export { tokenConfig } from './config.js';
-export { forgotTokenProven, provenForgotToken, TokensService } from './service.js';
+export { forgotTokenProven, TokensService } from './service.js';
 export type { AccountResetToken, KeyFetchToken, PasswordChangeToken, PasswordForgotToken } from './store.js';
 
 declare module '../../http/auth.js' {
@@ -21,6 +22,7 @@ declare module '../../http/auth.js' {
     keyFetchToken: KeyFetchToken;
     accountResetToken: AccountResetToken;
     passwordForgotToken: PasswordForgotToken;
+    passwordForgotTokenProven: PasswordForgotToken;
     passwordChangeToken: PasswordChangeToken;
   }
 }
@@ -67,7 +69,17 @@ export function createTokensDomain({ db, secrets, config }: TokensDeps): Domain<
   return {
     name: 'tokens',
     service: new TokensService(secrets),
-    strategies: { keyFetchToken, accountResetToken, passwordForgotToken, passwordChangeToken },
+    strategies: {
+      keyFetchToken, accountResetToken, passwordForgotToken, passwordChangeToken,
+      // Issue 22, hole 5: the routes that show or check the second factor during a reset take only
+      // a forgot token whose holder proved the address (anyone naming it gets one of send_code).
+      passwordForgotTokenProven: {
+        ...passwordForgotToken,
+        description: 'A password forgot token whose holder proved the address (that of /password/forgot/verify_otp); one of /password/forgot/send_code gets 400/138.',
+        check: (t) => (forgotTokenProven(t) ? null : appError('SESSION_UNVERIFIED', {},
+          'Unconfirmed session: this password forgot token has not proven the address (tokens of /password/forgot/send_code do not); use the token of /password/forgot/verify_otp, which the emailed one-time code proved')),
+      },
+    },
     hooks: {
       onAccountDeleted: (trx, uid) => store.deleteShortLivedTokens(trx, uid),
       // A new password voids every token the old one could still have produced or spent.

@@ -1,4 +1,3 @@
-import { appError } from '@tessera/errors';
 import { createKeyBundle, deriveTokenKeys, type TokenType } from '@tessera/protocol';
 import type { TokenSecrets } from '../../crypto/token-secrets.js';
 import { mintToken } from '../../crypto/tokens.js';
@@ -21,15 +20,6 @@ const PROVEN_BY_EMAIL = 0;
  */
 export function forgotTokenProven(token: Pick<PasswordForgotToken, 'verificationMethod'>): boolean {
   return token.verificationMethod !== null;
-}
-
-/**
- * The forgot token, when its holder proved the address; else 400/138. For the routes that show or
- * check the second factor during a reset (issue 22, hole 5).
- */
-export function provenForgotToken<T extends Pick<PasswordForgotToken, 'verificationMethod'>>(token: T): T {
-  if (forgotTokenProven(token)) return token;
-  throw appError('SESSION_UNVERIFIED', {}, 'Unconfirmed session: this password forgot token has not proven the address (tokens of /password/forgot/send_code do not); use the token of /password/forgot/verify_otp, which the emailed one-time code proved');
 }
 
 export class TokensService {

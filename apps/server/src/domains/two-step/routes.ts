@@ -1,12 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { contextOf } from '../../http/context.js';
 import { credentialsOf } from '../../http/auth.js';
 import { responses } from '../../http/responses.js';
 import { body, metricsContext } from '../../http/schemas.js';
 import { waysIn } from '../mfa/index.js';
-import { provenForgotToken } from '../tokens/index.js';
 import type { TwoStepService } from './service.js';
 
 // The two-step routes of spec 1 (protocol.md §4.6, §4.7, §5.13). Those that change the second
@@ -26,24 +24,15 @@ const newSecret = Type.Object({
   secret: Type.String({ description: 'The shared secret in base32 (32 characters), for typing into the app. Shown this once.' }),
 });
 
-/**
- * The account a session or a password forgot token names; a forgot token must have proven the
- * address (issue 22, hole 5: whoever names an address gets one from /password/forgot/send_code).
- */
-function accountOf(req: FastifyRequest): string {
-  if (req.auth?.strategy === 'passwordForgotToken') return provenForgotToken(credentialsOf(req, 'passwordForgotToken')).uid;
-  return credentialsOf(req, 'sessionToken').uid;
-}
-
 export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService }> = async (app, { twoStep }) => {
   app.get('/totp/exists', {
-    config: { auth: { strategies: ['sessionToken', 'passwordForgotToken'], unconfirmed: 'A waiting sign-in asks whether it must pass the second factor.' } },
+    config: { auth: { strategies: ['sessionToken', 'passwordForgotTokenProven'], unconfirmed: 'A waiting sign-in asks whether it must pass the second factor.' } },
     schema: {
       tags: [TAG], summary: 'Is two-step authentication on',
       description: 'With a session (confirmed or not) or a password forgot token that proved the address (the token of `/password/forgot/verify_otp`; one of `/password/forgot/send_code` gets 400/138). `exists`: two-step is on; `verified`: the app proved a code (during setup, before `/totp/setup/complete`, `exists` is still false).',
       response: responses(Type.Object({ exists: Type.Boolean(), verified: Type.Boolean() }), ['SESSION_UNVERIFIED'], { input: false, auth: true }),
     },
-  }, async (req) => twoStep.exists(accountOf(req)));
+  }, async (req) => twoStep.exists(credentialsOf(req, 'sessionToken', 'passwordForgotTokenProven').uid));
 
   app.post('/totp/create', {
     config: { auth: 'sessionTokenVerified', rateLimit: { actions: ['totpCreate'] } },
@@ -132,13 +121,13 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
   }
 
   app.get('/recoveryCodes/exists', {
-    config: { auth: { strategies: ['sessionToken', 'passwordForgotToken'], unconfirmed: 'A waiting sign-in asks whether a backup code can stand in for the app.' } },
+    config: { auth: { strategies: ['sessionToken', 'passwordForgotTokenProven'], unconfirmed: 'A waiting sign-in asks whether a backup code can stand in for the app.' } },
     schema: {
       tags: [BACKUP_TAG], summary: 'How many backup codes are left',
       description: 'With a session, or a password forgot token that proved the address (that of `/password/forgot/verify_otp`; else 400/138).',
       response: responses(Type.Object({ hasBackupCodes: Type.Boolean(), count: Type.Integer() }), ['SESSION_UNVERIFIED'], { input: false, auth: true }),
     },
-  }, async (req) => twoStep.codesExist(accountOf(req)));
+  }, async (req) => twoStep.codesExist(credentialsOf(req, 'sessionToken', 'passwordForgotTokenProven').uid));
 
   app.post('/session/verify/totp', {
     config: { auth: { strategies: ['sessionToken'], unconfirmed: 'It is how a waiting sign-in passes the second factor.' }, rateLimit: { actions: ['verifyTotpCode'] } },
@@ -161,7 +150,7 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
   }, async (req) => twoStep.verifySessionWithCode(credentialsOf(req, 'sessionToken'), req.body.code, contextOf(req)));
 
   app.post('/totp/verify', {
-    config: { auth: 'passwordForgotToken', rateLimit: { actions: ['verifyTotpCode'] } },
+    config: { auth: 'passwordForgotTokenProven', rateLimit: { actions: ['verifyTotpCode'] } },
     schema: {
       tags: [TAG], summary: 'Second factor during a password reset',
       description: 'With the password forgot token of `/password/forgot/verify_otp` (one that proved the address; a token of `/password/forgot/send_code` gets 400/138): a right code from the app (`success: true`) lets the reset that follows proceed on a two-step account without a recovery key (without it /account/reset answers 138). A wrong code: `success: false`.',
@@ -169,12 +158,12 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
       response: responses(success, ['TOTP_TOKEN_NOT_FOUND', 'SESSION_UNVERIFIED', 'THROTTLED'], { auth: true }),
     },
   }, async (req) => {
-    const token = provenForgotToken(credentialsOf(req, 'passwordForgotToken'));
+    const token = credentialsOf(req, 'passwordForgotTokenProven');
     return twoStep.verifyForgot(token.uid, token.id, req.body.code);
   });
 
   app.post('/totp/verify/recoveryCode', {
-    config: { auth: 'passwordForgotToken', rateLimit: { actions: ['verifyRecoveryCode'], failed: { RECOVERY_CODE_NOT_FOUND: 'verifyRecoveryCodeFailed' } } },
+    config: { auth: 'passwordForgotTokenProven', rateLimit: { actions: ['verifyRecoveryCode'], failed: { RECOVERY_CODE_NOT_FOUND: 'verifyRecoveryCodeFailed' } } },
     schema: {
       tags: [BACKUP_TAG], summary: 'Backup code during a password reset',
       description: 'With the password forgot token of `/password/forgot/verify_otp` (else 400/138, as for `/totp/verify`): spends a backup code in place of the app\'s code; `remaining` codes are left. 156 unknown code, 160 two-step off.',
@@ -182,7 +171,7 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
       response: responses(Type.Object({ remaining: Type.Integer() }), ['RECOVERY_CODE_NOT_FOUND', 'TOTP_REQUIRED', 'SESSION_UNVERIFIED', 'THROTTLED'], { auth: true }),
     },
   }, async (req) => {
-    const token = provenForgotToken(credentialsOf(req, 'passwordForgotToken'));
+    const token = credentialsOf(req, 'passwordForgotTokenProven');
     return twoStep.verifyForgotWithCode(token.uid, token.id, req.body.code);
   });
 };

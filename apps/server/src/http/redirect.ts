@@ -5,8 +5,12 @@ import { appError } from '@tessera/errors';
 // any other value is refused at the door with 400/107, as the incumbent does, so a client learns
 // of its mistake at once instead of through a link that silently drops it.
 
-/** The origin of `target` when it is an http(s) URL on one of `allowedOrigins`; else null. */
-export function allowedRedirect(target: string, allowedOrigins: readonly string[]): string | null {
+/**
+ * `target` as a URL to send the user to, when it is an http(s) URL on one of `allowedOrigins`; else
+ * null. Emailed links and the server's own pages follow only such a `redirectTo`.
+ */
+export function allowedRedirect(target: string | undefined, allowedOrigins: readonly string[]): string | null {
+  if (!target) return null;
   let url: URL;
   try {
     url = new URL(target);
@@ -14,7 +18,7 @@ export function allowedRedirect(target: string, allowedOrigins: readonly string[
     return null;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
-  return allowedOrigins.includes(url.origin) ? url.origin : null;
+  return allowedOrigins.includes(url.origin) ? url.href : null;
 }
 
 /**
@@ -26,4 +30,12 @@ export function checkRedirectTo(redirectTo: unknown, allowedOrigins: readonly st
   if (typeof redirectTo === 'string' && allowedRedirect(redirectTo, allowedOrigins) !== null) return;
   const message = `redirectTo must be an absolute http(s) URL on an allowed origin (PUBLIC_URL, CONTENT_URL or REDIRECT_ALLOWED_ORIGINS: ${allowedOrigins.join(', ')})`;
   throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: ['redirectTo'], rule: 'allowedOrigin', message } }, `Invalid parameter in request body: ${message}`);
+}
+
+/**
+ * The preHandler of a route whose body may name `redirectTo`: refuses one off the allowed origins
+ * (checkRedirectTo) after validation and before the handler, so a refused request changes nothing.
+ */
+export function redirectToCheck(allowedOrigins: readonly string[]) {
+  return async (req: { body: unknown }): Promise<void> => checkRedirectTo((req.body as { redirectTo?: unknown } | null)?.redirectTo, allowedOrigins);
 }

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { appError } from '@tessera/errors';
 import { contextOf } from '../../http/context.js';
 import { credentialsOf } from '../../http/auth.js';
-import { checkRedirectTo } from '../../http/redirect.js';
+import { redirectToCheck } from '../../http/redirect.js';
 import { responses } from '../../http/responses.js';
 import {
   authPW, body, clientSalt, passwordBody, email, hex, keysQuery, metricsContext, reason, redirectTo, resume, service, uid,
@@ -70,7 +70,7 @@ export interface AccountRoutesDeps {
 
 export const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesDeps> = async (app, { accounts, setup, unblockCodes, redirectOrigins }) => {
   // Before rate limiting counts the request: a refused redirectTo changes nothing (issue 22).
-  const redirectCheck = async (req: { body: unknown }) => checkRedirectTo((req.body as { redirectTo?: unknown }).redirectTo, redirectOrigins);
+  const redirectCheck = redirectToCheck(redirectOrigins);
 
   app.post('/account/create', {
     config: { auth: 'none', stretches: true, rateLimit: { actions: ['accountCreate'] } },

@@ -10,7 +10,7 @@ import { DevicesService, type DevicesDeps } from './service.js';
 export { devicesConfig } from './config.js';
 export { DevicesService, type Pusher, type RefreshTokenSource } from './service.js';
 export { pushEvents, ACCOUNT_EVENT_TTL_SECONDS } from './push-events.js';
-export { checkPushCallback, parsePushHosts, pushCallbackProblem, type PushCallbackCheck, type PushHost } from './push-hosts.js';
+export { checkPushCallback, parsePushHosts, type PushCallbackCheck, type PushHost } from './push-hosts.js';
 
 /** The devices domain needs what its service needs. */
 export type DevicesDomainDeps = DevicesDeps;

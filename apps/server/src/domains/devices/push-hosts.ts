@@ -51,8 +51,3 @@ export function checkPushCallback(callback: string, allowed: readonly PushHost[]
 
 /** Longest push callback kept, as normalised (the column's size and the documented limit). */
 export const PUSH_CALLBACK_MAX = 255;
-
-/** Why `callback` may not be used as a push endpoint, or null when it may (see checkPushCallback). */
-export function pushCallbackProblem(callback: string, allowed: readonly PushHost[]): string | null {
-  return checkPushCallback(callback, allowed).problem;
-}

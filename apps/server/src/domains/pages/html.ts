@@ -44,13 +44,3 @@ export function sendPage(reply: FastifyReply, page: Page): FastifyReply {
   return reply.code(page.status ?? 200).type('text/html; charset=utf-8').send(html);
 }
 
-/** Only same-site or configured origins may be redirected to (no open redirects). */
-export function safeRedirect(target: string | undefined, allowedOrigins: string[]): string | null {
-  if (!target) return null;
-  try {
-    const url = new URL(target);
-    return allowedOrigins.includes(url.origin) ? url.toString() : null;
-  } catch {
-    return null;
-  }
-}

@@ -2,7 +2,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { isAppError } from '@tessera/errors';
 import { contextOf } from '../../http/context.js';
 import type { Confirmations } from '../emails/index.js';
-import { escapeHtml, safeRedirect, sendPage } from './html.js';
+import { allowedRedirect } from '../../http/redirect.js';
+import { escapeHtml, sendPage } from './html.js';
 import { FINISH_SETUP_SCRIPT, RESET_SCRIPT } from './scripts.js';
 import { newPasswordForm, resetViews, sections, signInHint, verifyViews } from './views.js';
 
@@ -66,7 +67,7 @@ export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmati
     try {
       const { signup } = await confirmations.verifyLinkCode(b.uid.toLowerCase(), b.code.toLowerCase(), contextOf(req), (err) =>
         req.log.warn({ reqId: req.id, reason: (err as Error).message }, 'sign-in notice not sent'));
-      const next = safeRedirect(b.redirectTo, allowedOrigins);
+      const next = allowedRedirect(b.redirectTo, allowedOrigins);
       if (next) return reply.code(303).header('location', next).send();
       return sendPage(reply, {
         title: signup ? 'Email confirmed' : 'Sign-in confirmed',
@@ -109,7 +110,7 @@ export const pageRoutes: FastifyPluginAsync<PageDeps> = async (app, { confirmati
   // expired link shows why and a way to get a new one instead of a form that can only fail.
   app.get('/complete_reset_password', { schema: { hide: true } }, async (req, reply) => {
     const q = req.query as Query;
-    const next = safeRedirect(q.redirectTo, allowedOrigins);
+    const next = allowedRedirect(q.redirectTo, allowedOrigins);
     const valid = q.email && q.email.length <= 255 && q.code && /^(?:\d{8}|\d{16})$/.test(q.code) && q.token && HEX64.test(q.token);
     if (!valid) return sendPage(reply, { status: 400, title: 'Invalid link', body: resetViews.invalid(q.email, next), script: RESET_SCRIPT });
     const token = q.token!.toLowerCase();

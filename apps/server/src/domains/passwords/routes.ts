@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/context.js';
 import { credentialsOf } from '../../http/auth.js';
-import { checkRedirectTo } from '../../http/redirect.js';
+import { redirectToCheck } from '../../http/redirect.js';
 import { responses } from '../../http/responses.js';
 import {
   authPW, body, clientSalt, passwordBody, email, hex, hexUpTo, keysQuery, metricsContext, redirectTo, resume, service, sessionTokenId, uid, wrapKb,
@@ -29,7 +29,7 @@ export interface PasswordRoutesDeps {
 
 export const passwordRoutes: FastifyPluginAsyncTypebox<PasswordRoutesDeps> = async (app, { passwords, redirectOrigins }) => {
   // Before rate limiting counts the request: a refused redirectTo changes nothing (issue 22).
-  const redirectCheck = async (req: { body: unknown }) => checkRedirectTo((req.body as { redirectTo?: unknown }).redirectTo, redirectOrigins);
+  const redirectCheck = redirectToCheck(redirectOrigins);
 
   app.post('/password/change/start', {
     config: { auth: 'sessionTokenVerified', stretches: true, rateLimit: { actions: ['passwordChange'], failed: { INCORRECT_PASSWORD: 'passwordChangeStartFailed' } } },

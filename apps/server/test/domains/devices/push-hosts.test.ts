@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
-import { checkPushCallback, parsePushHosts, pushCallbackProblem } from '../../../src/domains/devices/index.js';
+import { checkPushCallback, parsePushHosts, type PushHost } from '../../../src/domains/devices/index.js';
+
+/** Why a callback is refused, or null when it may be used. */
+const pushCallbackProblem = (callback: string, hosts: readonly PushHost[]) => checkPushCallback(callback, hosts).problem;
 
 describe('allowed push hosts', () => {
   it('defaults to the real push services', () => {

@@ -75,6 +75,12 @@ export interface Domain<S = unknown> {
   /** Auth strategies, by the name routes use in `config.auth`. */
   strategies?: StrategyMap;
   hooks?: AccountHooks;
+  /** Installs what applies to every route (customs' rate-limit hooks), once the routes' schemas are known. */
+  install?(server: FastifyInstance): void | Promise<void>;
+  /** Releases what it holds (timers, connections) when the server stops. */
+  close?(): void | Promise<void>;
+  /** Starts background work once the server is ready (sweeps, retries left by a previous process). */
+  start?(): void;
 }
 
 type HookName = keyof AccountHooks;

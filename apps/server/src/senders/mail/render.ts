@@ -16,11 +16,21 @@ export function pickLocale(preference: string | null | undefined): string {
   return 'en';
 }
 
-export type Translate = (key: MessageKey, vars?: Record<string, string | number>) => string;
+/** A core message key, or one a domain's template brings in its `strings`. */
+// eslint-disable-next-line @typescript-eslint/ban-types
+export type Translate = (key: MessageKey | (string & {}), vars?: Record<string, string | number>) => string;
 
-export function translator(locale: string): Translate {
-  const strings = LOCALES[locale] ?? en;
-  return (key, vars = {}) => strings[key].replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? `{${name}}`));
+/**
+ * The strings of `locale` (English for a missing one), with a domain template's own strings on top
+ * (`extra[locale]`, else `extra.en`). An unknown key throws: a template never sends a raw key.
+ */
+export function translator(locale: string, extra?: Record<string, Record<string, string>>): Translate {
+  const strings: Record<string, string> = { ...(LOCALES[locale] ?? en), ...(extra?.[locale] ?? extra?.en ?? {}) };
+  return (key, vars = {}) => {
+    const text = strings[key];
+    if (text === undefined) throw new Error(`mail string ${key} is not defined`);
+    return text.replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? `{${name}}`));
+  };
 }
 
 export function escapeHtml(s: string): string {

@@ -4,7 +4,7 @@ import type { MessageKey } from './locales/en.js';
 // Every email the server sends, one entry per kind. The portal's reference/emails page is
 // generated from this table (name, when it is sent, subject, the data it carries).
 
-interface Template<D> {
+export interface Template<D> {
   /** When the server sends it; shown on the reference page. */
   sentWhen: string;
   content(t: Translate, d: D): MailContent;
@@ -12,7 +12,18 @@ interface Template<D> {
   headers(d: D): Record<string, string>;
   /** The one-time code in the message, if any. */
   code?(d: D): string;
+  /**
+   * Strings of a template a domain contributes from its own folder (its manifest's `emails`), by
+   * locale then key; `en` is required. The core templates' strings are in locales/.
+   */
+  strings?: Record<string, Record<string, string>>;
 }
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTemplate = Template<any>;
+
+/** Declares a template (a domain's manifest lists them under `emails`). */
+export const defineTemplate = <D>(t: Template<D>): Template<D> => t;
 
 interface LinkData { link: string }
 interface CodeData { code: string; minutes: number }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import { AUTH_ERRORS, isAppError, type AuthErrorName } from '@tessera/errors';
-import { languagesOf } from '../../http/context.js';
+import { languagesOf } from '../../platform/request-context.js';
 import { withDeclaredErrors } from '../../http/responses.js';
 import { hookList } from '../../http/route-hooks.js';
 import type { Customs, Subject } from './service.js';

@@ -3,7 +3,7 @@ import { appError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { AccountChange } from '../../domain.js';
-import type { RequestContext } from '../../http/context.js';
+import type { RequestContext } from '../../platform/request-context.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import { afterCommit } from '../../storage/after-commit.js';
 import type { Executor } from '../../storage/executor.js';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { RequestContext } from '../../http/context.js';
+import type { RequestContext } from '../../platform/request-context.js';
 import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
 import type { SecurityEventName } from './names.js';

@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.js';
 import type { TokenSecrets } from '../../crypto/token-secrets.js';
 import { randomHex } from '@tessera/protocol';
 import { mintToken } from '../../crypto/tokens.js';
-import type { RequestContext } from '../../http/context.js';
+import type { RequestContext } from '../../platform/request-context.js';
 import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
 import type { SecurityEvents } from '../security-events/index.js';

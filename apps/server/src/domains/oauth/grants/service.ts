@@ -12,7 +12,7 @@ import { checkPairwiseScopes, subjectFor } from '../ppid.js';
 import { checkResource } from './resource.js';
 import { aalRefusal, sessionAal, type SessionWithAccount } from '../../sessions/index.js';
 import type { SecurityEvents } from '../../security-events/index.js';
-import type { RequestContext } from '../../../http/context.js';
+import type { RequestContext } from '../../../platform/request-context.js';
 import type { OAuthService } from '../service.js';
 import { hashToken, HEX64, insertAccessToken, jwtAccessTokenHash, type OAuthClient } from '../store.js';
 import {

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { bool, ConfigError, defineConfig, int, oneOf, readConfig, str, url, type ConfigSlice, type ConfigValues, type Env } from './config-schema.js';
-import { accountsConfig } from './domains/accounts/index.js';
+import { accountsConfig } from './domains/account-core/index.js';
 import { devicesConfig } from './domains/devices/index.js';
 import { mfaConfig } from './domains/mfa/index.js';
 import { secondaryEmailsConfig } from './domains/secondary-emails/index.js';

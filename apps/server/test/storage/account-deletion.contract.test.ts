@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { randomHex } from '@tessera/protocol';
-import { createAccountRecords } from '../../src/domains/accounts/index.js';
+import { createAccountRecords } from '../../src/domains/account-core/index.js';
 import type { DialectName } from '../../src/storage/db.js';
 import { createTestServer, databaseUrlFor, type TestServer } from '../harness.js';
 

@@ -3,7 +3,7 @@ import { Migrator } from 'kysely';
 import { randomHex } from '@tessera/protocol';
 import { MIGRATIONS } from '../../src/storage/migrations/index.js';
 import { isUniqueViolation, migrateToLatest, openStorage, type DialectName, type Storage } from '../../src/storage/db.js';
-import { findAccount, findAccountByEmail, insertAccount, insertEmail, markEmailVerified, type Account } from '../../src/domains/accounts/store.js';
+import { findAccount, findAccountByEmail, insertAccount, insertEmail, markEmailVerified, type Account } from '../../src/domains/account-core/store.js';
 import { insertSession, findSessionWithAccount, type Session } from '../../src/domains/sessions/store.js';
 import { checkSessionCode, issueSessionCode } from '../../src/domains/sessions/codes.js';
 import { deleteAccountResetToken, findKeyFetchToken, insertKeyFetchToken, replaceAccountResetToken } from '../../src/domains/tokens/store.js';

@@ -1,29 +1,21 @@
-import type { Kysely } from 'kysely';
-import { routesOf, type AccountLifecycle, type Domain } from '../../domain.js';
-import type { Database } from '../../storage/schema.js';
+import { routesOf, type Domain } from '../../domain.js';
 import type { OAuthService } from '../oauth/index.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
-import { AccountRecords, type CodeBudget } from './records.js';
+import type { Trx } from '../../storage/executor.js';
 import { accountRoutes } from './routes.js';
 import { AccountsService, type AccountsDeps } from './service.js';
 import { AccountSetupService } from './setup.js';
+import { deleteUnblockCodes } from './unblock-store.js';
 import { UnblockCodes, type LoginBlocks } from './unblock.js';
 
-// The accounts domain, the account core: account and address rows (AccountRecords, which other
-// domains read and whose deletion runs every domain's lifecycle hooks), sign-up, sign-in, keys,
-// deletion and stub accounts.
+// The accounts domain (floor 1, sign-in methods): sign-up, sign-in, keys, deletion, stub accounts
+// and unblock codes. The account and address rows themselves are the account core's
+// (domains/account-core), which this domain reads and writes through AccountRecords.
 
-export { accountsConfig } from './config.js';
-export { AccountRecords, type CodeBudgetKind } from './records.js';
+
 export { AccountsService, type LinkedAccountsView, type SigninConfirmations } from './service.js';
 export { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
-export { passwordEmailOf, type Account, type EmailRecord } from './store.js';
 export type { LoginBlocks } from './unblock.js';
-
-/** The account core's records; built before the domains that read accounts (emails, passwords). */
-export function createAccountRecords(deps: { db: Kysely<Database>; lifecycle: AccountLifecycle; codeBudget: CodeBudget }): AccountRecords {
-  return new AccountRecords(deps);
-}
 
 export interface AccountsDomainDeps extends Omit<AccountsDeps, 'unblockCodes'> {
   /** Lifts rate-limit blocks when a sign-in brings a valid unblock code. */
@@ -50,6 +42,11 @@ export function createAccountsDomain(deps: AccountsDomainDeps): Domain<AccountsS
   const unblockCodes = new UnblockCodes({ ...deps, lifetimeMs: deps.unblockCodeLifetimeMs });
   const accounts = new AccountsService({ ...deps, unblockCodes });
   const setup = new AccountSetupService({ ...deps, accessTokenTtlMs: DAY_MS, setupTokenTtlMs: 30 * DAY_MS });
-  // No hooks: the account core's own rows go last, in AccountRecords.deleteAccount.
-  return { name: 'accounts', service: accounts, routes: routesOf(accountRoutes, { accounts, setup, unblockCodes, redirectOrigins: deps.redirectOrigins }), setupLinks: setup };
+  // The unblock code was mailed to the primary address: it goes with the account and with that address.
+  // The account core's own rows go last, in AccountRecords.deleteAccount.
+  const hooks = {
+    onAccountDeleted: (trx: Trx, uid: string) => deleteUnblockCodes(trx, uid),
+    onPrimaryEmailChanged: (trx: Trx, uid: string) => deleteUnblockCodes(trx, uid),
+  };
+  return { name: 'accounts', service: accounts, hooks, routes: routesOf(accountRoutes, { accounts, setup, unblockCodes, redirectOrigins: deps.redirectOrigins }), setupLinks: setup };
 }

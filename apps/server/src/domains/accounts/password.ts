@@ -1,7 +1,7 @@
 import { constantTimeStringEqual, deriveVerifier, fromHex, isV2ClientSalt, randomHex, toHex, xor } from '@tessera/protocol';
 import { appError } from '@tessera/errors';
 import type { ScryptPool } from '../../crypto/scrypt-pool.js';
-import type { Account, PasswordFields } from './store.js';
+import type { Account, PasswordFields } from '../account-core/index.js';
 
 // onepw server side (protocol.md §1.3, §1.4): authPW is stretched once more with scrypt and a
 // per-account authSalt; what is stored is the verifyHash and kB's double wrapping, never authPW.

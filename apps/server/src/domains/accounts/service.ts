@@ -4,18 +4,17 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { ScryptPool } from '../../crypto/scrypt-pool.js';
 import { normalizeEmail } from '../../email-address.js';
-import type { FlowContext, RequestContext } from '../../http/context.js';
+import type { FlowContext, RequestContext } from '../../platform/request-context.js';
 import { deliveryOf } from '../../http/schemas.js';
 import type { Executor } from '../../storage/executor.js';
 import type { AccessToken, OAuthService } from '../oauth/index.js';
 import type { Database } from '../../storage/schema.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
+import { passwordEmailOf, type Account, type AccountRecords } from '../account-core/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import { meetsMinimumAal, sessionAal, verificationState, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import type { KeyFetchToken, TokensService } from '../tokens/index.js';
 import { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
-import type { AccountRecords } from './records.js';
-import { passwordEmailOf, type Account } from './store.js';
 import type { UnblockCodes } from './unblock.js';
 
 export interface SigninPolicy {

@@ -4,15 +4,14 @@ import { SignJWT, jwtVerify } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { ScryptPool } from '../../crypto/scrypt-pool.js';
-import type { RequestContext } from '../../http/context.js';
+import type { RequestContext } from '../../platform/request-context.js';
 import type { Database } from '../../storage/schema.js';
 import type { OAuthService } from '../oauth/index.js';
+import type { Account, AccountRecords } from '../account-core/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import type { Session, SessionsService } from '../sessions/index.js';
 import { checkPasswordInput, newPassword, type PasswordInput } from './password.js';
-import type { AccountRecords } from './records.js';
 import type { SigninConfirmations } from './service.js';
-import { setStubClient, stubClientOf, type Account } from './store.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 
 // Stub accounts: a relying party (e.g. a subscription checkout) creates an account by email alone,
@@ -81,7 +80,7 @@ export class AccountSetupService {
     const accessToken = await records.create(account, async (trx) => {
       await this.deps.securityEvents.record(trx, uid, { name: 'account.create', ctx, verified: false });
       // Only this client's access tokens may set the first password (setPasswordWithToken).
-      await setStubClient(trx, uid, client.id);
+      await records.setStubClient(trx, uid, client.id);
       return oauth.issueAccessToken(trx, { clientId: client.id, uid, scope: STUB_SCOPES, now, ttlMs: this.deps.accessTokenTtlMs, profileChangedAt: now });
     });
     if (input.wantsSetupToken) {
@@ -138,7 +137,7 @@ export class AccountSetupService {
     if (!account) throw appError('INVALID_TOKEN', { detail: 'The account is gone' });
     // And only a token of the client that created this stub: another allow-listed client holding a
     // token for the account (or an account that is no stub) may not choose its password.
-    if ((await stubClientOf(db, uid)) !== token.clientId) {
+    if ((await records.stubClientOf(db, uid)) !== token.clientId) {
       throw appError('INVALID_TOKEN', { detail: 'This access token may not set a first password (it was not issued to the client that created the account)' });
     }
     if (account.verifierSetAt > 0) throw appError('CANNOT_CREATE_PASSWORD');

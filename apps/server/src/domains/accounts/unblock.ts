@@ -2,12 +2,12 @@ import { createHmac, randomInt } from 'node:crypto';
 import { appError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { RequestContext } from '../../http/context.js';
+import type { RequestContext } from '../../platform/request-context.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Database } from '../../storage/schema.js';
 import { describeDevice, parseUserAgent } from '../sessions/index.js';
-import type { AccountRecords } from './records.js';
-import { hasUnblockCode, renewUnblockCode, replaceUnblockCode, takeUnblockCode, type Account } from './store.js';
+import type { Account, AccountRecords } from '../account-core/index.js';
+import { hasUnblockCode, renewUnblockCode, replaceUnblockCode, takeUnblockCode } from './unblock-store.js';
 
 // Unblock codes (protocol.md §4.4): when rate limiting blocks a sign-in, the account's owner can
 // have an 8-character code mailed and sign in with it. The code proves the mailbox, so a sign-in

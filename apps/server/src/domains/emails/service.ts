@@ -6,7 +6,8 @@ import type { FlowContext, RequestContext } from '../../http/context.js';
 import { deliveryOf } from '../../http/schemas.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Database } from '../../storage/schema.js';
-import type { Account, AccountRecords, SigninConfirmations } from '../accounts/index.js';
+import type { Account, AccountRecords } from '../account-core/index.js';
+import type { SigninConfirmations } from '../accounts/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import { describeDevice, type Session, type SessionsService } from '../sessions/index.js';
 

@@ -5,7 +5,7 @@ import type { Clock } from '../../clock.js';
 import type { RequestContext } from '../../http/context.js';
 import type { Executor, Trx } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
-import type { Account, AccountRecords } from '../accounts/index.js';
+import type { Account, AccountRecords } from '../account-core/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import { verificationState, type Session, type SessionsService } from '../sessions/index.js';
 import {

@@ -6,7 +6,7 @@ import type { Clock } from '../../clock.js';
 import { randomDigits } from '../../crypto/random.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Database } from '../../storage/schema.js';
-import type { AccountRecords } from '../accounts/index.js';
+import type { AccountRecords } from '../account-core/index.js';
 import { sessionAal, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import { MfaTokenRefused, type MfaAction, type MfaJwt } from './jwt.js';
 import { countFailure, findOtp, putOtp, spendTry, takeCode } from './store.js';

@@ -6,7 +6,7 @@ import type { Database } from '../../storage/schema.js';
 import type { WriteEpoch } from '../../storage/write-epoch.js';
 import type { Executor } from '../../storage/executor.js';
 import { loadPublicJwk, type SigningKey } from '../keys/index.js';
-import type { AccountRecords } from '../accounts/index.js';
+import type { AccountRecords } from '../account-core/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import { AccessTokenJwts } from './access-jwt.js';
 import { OAuthReads } from './cached-reads.js';

@@ -10,10 +10,8 @@ import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
 import { normalizeEmail } from '../../email-address.js';
-import {
-  checkPasswordInput, matchPassword, newPassword, passwordEmailOf,
-  type Account, type AccountRecords, type AccountsService, type PasswordInput,
-} from '../accounts/index.js';
+import { passwordEmailOf, type Account, type AccountRecords } from '../account-core/index.js';
+import { checkPasswordInput, matchPassword, newPassword, type AccountsService, type PasswordInput } from '../accounts/index.js';
 import type { RecoveryKeysService } from '../recovery-keys/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import { isSessionVerified, methodName, VERIFICATION_METHODS, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';

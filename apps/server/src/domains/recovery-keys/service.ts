@@ -8,7 +8,7 @@ import type { Mailer } from '../../senders/mail/mailer.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
-import type { AccountRecords } from '../accounts/index.js';
+import type { AccountRecords } from '../account-core/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import { deleteRecoveryKey, enableRecoveryKey, findRecoveryKey, insertRecoveryKey, setRecoveryKeyHint, type RecoveryKey } from './store.js';
 

@@ -10,7 +10,7 @@ import { SmsDeliveryError, type SmsSender } from '../../senders/sms/sender.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor, Trx } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
-import type { AccountRecords, CodeBudgetKind } from '../accounts/index.js';
+import type { AccountRecords, CodeBudgetKind } from '../account-core/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import type { SessionWithAccount } from '../sessions/index.js';
 import type { TwoStepService } from '../two-step/index.js';

@@ -8,7 +8,7 @@ import type { RequestContext } from '../../http/context.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Database } from '../../storage/schema.js';
-import type { Account, AccountRecords } from '../accounts/index.js';
+import type { Account, AccountRecords } from '../account-core/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import * as store from './store.js';
 

@@ -9,7 +9,7 @@ import type { Mailer } from '../../senders/mail/mailer.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor, Trx } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
-import type { AccountRecords, CodeBudgetKind } from '../accounts/index.js';
+import type { AccountRecords, CodeBudgetKind } from '../account-core/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import { VERIFICATION_METHODS, type SecondFactorMethod, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import type { TokensService } from '../tokens/index.js';

@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import { credentialsOf } from '../../../http/auth.js';
 import { oauthResponses, responses } from '../../../http/responses.js';
 import type { Database } from '../../../storage/schema.js';
-import type { AccountRecords } from '../../accounts/index.js';
+import type { AccountRecords } from '../../account-core/index.js';
 import type { SessionWithAccount } from '../../sessions/index.js';
 import type { OAuthService } from '../service.js';
 import { Assertion, withoutAssertion } from './assertion.js';

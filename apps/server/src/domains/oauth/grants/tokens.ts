@@ -4,7 +4,7 @@ import { jwtVerify, type JWTPayload } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../../clock.js';
 import type { Database } from '../../../storage/schema.js';
-import type { AccountRecords } from '../../accounts/index.js';
+import type { AccountRecords } from '../../account-core/index.js';
 import { isJwtShaped, JWT_ACCESS_TOKEN_TYPE, type AccessTokenJwts } from '../access-jwt.js';
 import { deleteAccessTokenByHash, findRefreshToken, revokeRefreshTokenGrant } from './store.js';
 import type { OAuthReads } from '../cached-reads.js';

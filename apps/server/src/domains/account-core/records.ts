@@ -7,8 +7,8 @@ import type { Database } from '../../storage/schema.js';
 import { appError } from '@tessera/errors';
 import {
   codeFailures, recordCodeFailure,
-  deleteAccountCoreRows, deleteStaleClaim, type CodeBudgetTable, deleteUnblockCodes, findAccount, findAccountByEmail, insertAccount, insertEmail, listEmails, markEmailVerified,
-  updatePassword, type Account, type EmailRecord, type PasswordFields,
+  deleteAccountCoreRows, deleteStaleClaim, type CodeBudgetTable, findAccount, findAccountByEmail, insertAccount, insertEmail, listEmails, markEmailVerified,
+  setStubClient, stubClientOf, updatePassword, type Account, type EmailRecord, type PasswordFields,
 } from './store.js';
 
 // The account core as other domains see it: reading and writing account rows, and the
@@ -114,6 +114,16 @@ export class AccountRecords {
     return updatePassword(db, uid, fields, options);
   }
 
+  /** Records which OAuth client created the account as a stub (issue 9, hole 10). */
+  setStubClient(db: Executor, uid: string, clientId: string): Promise<void> {
+    return setStubClient(db, uid, clientId);
+  }
+
+  /** The OAuth client that created the account as a stub; null for sign-ups (and stubs older than that record). */
+  stubClientOf(db: Executor, uid: string): Promise<string | null> {
+    return stubClientOf(db, uid);
+  }
+
   /** Deletes the account: every domain's rows (their hooks), then its own, in one transaction. */
   async deleteAccount(uid: string, trx?: Trx): Promise<void> {
     const run = async (t: Trx) => {
@@ -128,13 +138,9 @@ export class AccountRecords {
     return this.deps.lifecycle.passwordChanged(trx, uid, keep);
   }
 
-  /**
-   * A change of primary address: other domains drop what they mailed to the old one; the account
-   * core drops its unblock code (mailed there too).
-   */
-  async primaryEmailChanged(trx: Trx, uid: string): Promise<void> {
-    await this.deps.lifecycle.primaryEmailChanged(trx, uid);
-    await deleteUnblockCodes(trx, uid);
+  /** A change of primary address: other domains drop what they mailed to the old one (the accounts domain its unblock code). */
+  primaryEmailChanged(trx: Trx, uid: string): Promise<void> {
+    return this.deps.lifecycle.primaryEmailChanged(trx, uid);
   }
 
   /** A password reset: other domains end every session, token and grant of the account. */

@@ -16,12 +16,12 @@ import { createAccountRecords, type AccountRecords } from './domains/account-cor
 import { createAccountsDomain, type AccountsService } from './domains/accounts/index.js';
 import { createDevicesDomain, type DevicesService } from './domains/devices/index.js';
 import { createCustomsDomain, installRateLimits, rulesInForce } from './domains/customs/index.js';
-import { createHealthDomain } from './domains/health/index.js';
+import { createHealthDomain } from './platform/health/index.js';
 import { bounceLog, createEmailsDomain, type Confirmations } from './domains/emails/index.js';
-import { createKeysDomain, loadSigningKey, type SigningKey } from './domains/keys/index.js';
+import { createKeysDomain, loadSigningKey, type SigningKey } from './platform/keys/index.js';
 import { createMfaDomain, type MfaService } from './domains/mfa/index.js';
 import { createLinkedAccountsDomain, type LinkedAccountsService } from './domains/linked-accounts/index.js';
-import { createMiscDomain } from './domains/misc/index.js';
+import { createMiscDomain } from './platform/misc/index.js';
 import { createGeoDomain, type GeoService } from './domains/geo/index.js';
 import { createSupportDomain, SUPPORT_TARGET, type SupportService } from './domains/support/index.js';
 import { createNewslettersDomain, NEWSLETTERS_TARGET, type NewslettersService } from './domains/newsletters/index.js';

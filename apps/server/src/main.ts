@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from './config-schema.js';
 import { loadConfig, type Config } from './config.js';
 import { serverSecret } from './crypto/dev-secret.js';
-import { loadSigningKey, type SigningKey } from './domains/keys/index.js';
+import { loadSigningKey, type SigningKey } from './platform/keys/index.js';
 import { survivePipeClose } from './process/logger.js';
 import { checkPortFree, checkWritablePaths } from './process/preflight.js';
 import { createShutdown } from './process/shutdown.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
-import { generateSigningKeyPem, signingKeyFromPem } from './domains/keys/index.js';
+import { generateSigningKeyPem, signingKeyFromPem } from './platform/keys/index.js';
 import { migrateToLatest, openStorage } from './storage/db.js';
 
 /**

@@ -10,7 +10,7 @@ import { TesseraAccounts, TesseraClient, type TokenPresentation } from '@tessera
 import { createApp, type App } from '../src/app.js';
 import { ManualClock } from '../src/clock.js';
 import { loadConfig, type Config } from '../src/config.js';
-import { generateSigningKeyPem, signingKeyFromPem, type SigningKey } from '../src/domains/keys/service.js';
+import { generateSigningKeyPem, signingKeyFromPem, type SigningKey } from '../src/platform/keys/service.js';
 import { SmtpSender } from '../src/senders/mail/sender.js';
 import type { Scheduler } from '../src/senders/webhook/index.js';
 import type { SmsSender } from '../src/senders/sms/index.js';

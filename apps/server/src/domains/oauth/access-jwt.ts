@@ -1,5 +1,5 @@
 import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
-import type { PublicJwk, SigningKey } from '../keys/index.js';
+import type { PublicJwk, SigningKey } from '../../platform/keys/index.js';
 import type { OAuthReads } from './cached-reads.js';
 import { hashToken, HEX64, jwtAccessTokenHash, type AccessToken } from './store.js';
 

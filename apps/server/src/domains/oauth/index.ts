@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.js';
 import type { WriteEpoch } from '../../storage/write-epoch.js';
 import type { Executor } from '../../storage/executor.js';
-import { loadPublicJwk, type SigningKey } from '../keys/index.js';
+import { loadPublicJwk, type SigningKey } from '../../platform/keys/index.js';
 import type { AccountRecords } from '../account-core/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import { AccessTokenJwts } from './access-jwt.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
-import { generateSigningKeyPem, publicJwkFromPem } from '../../../src/domains/keys/index.js';
+import { generateSigningKeyPem, publicJwkFromPem } from '../../../src/platform/keys/index.js';
 import { createTestServer, type TestServer } from '../../harness.js';
 
 // Issue 14: browsers on listed origins may call the OAuth routes (preflight and answers); other

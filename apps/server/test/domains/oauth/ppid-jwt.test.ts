@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { randomHex } from '@tessera/protocol';
-import { generateSigningKeyPem, publicJwkFromPem } from '../../../src/domains/keys/index.js';
+import { generateSigningKeyPem, publicJwkFromPem } from '../../../src/platform/keys/index.js';
 import { ClientRegistrationError, parseClientsFile } from '../../../src/domains/oauth/index.js';
 import { jwtAccessTokenHash } from '../../../src/domains/oauth/store.js';
 import { createTestServer, httpDialects, testSigningKey, verifiedAccount, type TestServer } from '../../harness.js';

@@ -6,7 +6,7 @@ import { credentialsOf } from '../../../http/auth.js';
 import { contextOf } from '../../../http/context.js';
 import { oauthResponses, responses } from '../../../http/responses.js';
 import { StringEnum } from '../../../http/schemas.js';
-import type { PublicJwk } from '../../keys/index.js';
+import type { PublicJwk } from '../../../platform/keys/index.js';
 import { Assertion, refuseAssertion, withoutAssertion } from './assertion.js';
 import type { GrantsService } from './service.js';
 import { REFRESH_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from './token-exchange.js';

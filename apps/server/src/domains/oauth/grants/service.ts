@@ -6,17 +6,19 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../../clock.js';
 import type { Database } from '../../../storage/schema.js';
 import type { Executor } from '../../../storage/executor.js';
-import type { SigningKey } from '../../keys/index.js';
-import type { AccessTokenJwts } from '../access-jwt.js';
+import type { SigningKey } from '../../../platform/keys/index.js';
+import type { AccessTokenJwts } from '../tokens/access-jwt.js';
 import { checkPairwiseScopes, subjectFor } from '../ppid.js';
 import { checkResource } from './resource.js';
 import { aalRefusal, sessionAal, type SessionWithAccount } from '../../sessions/index.js';
 import type { SecurityEvents } from '../../security-events/index.js';
 import type { RequestContext } from '../../../platform/request-context.js';
 import type { OAuthService } from '../service.js';
-import { hashToken, HEX64, insertAccessToken, jwtAccessTokenHash, type OAuthClient } from '../store.js';
+import type { OAuthClient } from '../clients/store.js';
+import { hashToken, HEX64 } from '../token-hash.js';
+import { deleteAccessTokenByHash, grantIdOfAccessToken, insertAccessToken, jwtAccessTokenHash } from '../tokens/store.js';
 import {
-  claimCode, deleteAccessTokenByHash, deleteGrant, deleteRefreshToken, findClientWithRefreshToken, findCode, findRefreshToken, grantIdOfAccessToken, insertCode,
+  claimCode, deleteGrant, deleteRefreshToken, findClientWithRefreshToken, findCode, findRefreshToken, insertCode,
   insertRefreshToken, pruneRetiredRefreshTokens, recordIssued, refreshTokenStillLive, retireRefreshToken, revokeReusedGrant, touchRefreshToken,
   type AuthorizationCode, type RefreshToken,
 } from './store.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSigningKey } from '../../../src/domains/keys/index.js';
+import { loadSigningKey } from '../../../src/platform/keys/index.js';
 
 describe('the signing key (issue 9, hole 9)', () => {
   const keyFile = (bits: number) => {

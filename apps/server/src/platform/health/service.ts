@@ -61,7 +61,7 @@ export async function heartbeat(checks: HealthCheck[], onFailure: (name: string,
   return { status: results.every(([, r]) => r.status === 'ok') ? 'ok' : 'error', checks: Object.fromEntries(results) };
 }
 
-// apps/server/{src,dist}/domains/health/ → the repository root.
+// apps/server/{src,dist}/platform/health/ → the repository root.
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../../..');
 const run = promisify(execFile);
 

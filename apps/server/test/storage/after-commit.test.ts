@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { afterCommit } from '../../src/storage/after-commit.js';
-import { insertAccessToken } from '../../src/domains/oauth/store.js';
+import { insertAccessToken } from '../../src/domains/oauth/tokens/store.js';
 import { accessTokenRow, freshStorage, storageDialects } from './fixtures.js';
 
 // Pushes queued by lifecycle hooks wait for their transaction (storage/after-commit.ts). The attack:

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '@tessera/protocol';
-import { findAccessTokenByHash, findClient, findClientWithAccessToken, insertAccessToken, insertClient, type OAuthClient } from '../../src/domains/oauth/store.js';
+import { findClient, insertClient, type OAuthClient } from '../../src/domains/oauth/clients/store.js';
+import { findAccessTokenByHash, findClientWithAccessToken, insertAccessToken } from '../../src/domains/oauth/tokens/store.js';
 import { findClientWithRefreshToken, findRefreshToken, insertRefreshToken } from '../../src/domains/oauth/grants/store.js';
 import { freshStorage, storageDialects } from './fixtures.js';
 

@@ -3,7 +3,7 @@ import { randomHex } from '@tessera/protocol';
 import { migrateToLatest, openStorage, type Storage } from '../../src/storage/db.js';
 import { accessTokenRow } from './fixtures.js';
 import { directReadHandle } from '../../src/storage/direct-reads.js';
-import { findAccessTokenByHash, insertAccessToken } from '../../src/domains/oauth/store.js';
+import { findAccessTokenByHash, insertAccessToken } from '../../src/domains/oauth/tokens/store.js';
 
 // On SQLite the prepared point lookups (storage/prepared.ts) read straight from the database handle,
 // past Kysely's driver, unless a transaction is open. The attack: a read racing a transaction must

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomHex } from '@tessera/protocol';
-import { findAccessTokenByHash, insertAccessToken } from '../../src/domains/oauth/store.js';
+import { findAccessTokenByHash, insertAccessToken } from '../../src/domains/oauth/tokens/store.js';
 import { groupedInsert } from '../../src/storage/grouped-insert.js';
 import { accessTokenRow, freshStorage, storageDialects } from './fixtures.js';
 

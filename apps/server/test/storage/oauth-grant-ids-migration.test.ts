@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomHex } from '@tessera/protocol';
-import { findAccessTokenByHash } from '../../src/domains/oauth/store.js';
+import { findAccessTokenByHash } from '../../src/domains/oauth/tokens/store.js';
 import { findRefreshToken } from '../../src/domains/oauth/grants/store.js';
 import { MIGRATION_DIALECTS, migrationStep } from './migration-step.js';
 

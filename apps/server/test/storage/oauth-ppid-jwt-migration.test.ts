@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomHex } from '@tessera/protocol';
 import { OAuthService } from '../../src/domains/oauth/index.js';
-import { findAccessTokenByHash } from '../../src/domains/oauth/store.js';
+import { findAccessTokenByHash } from '../../src/domains/oauth/tokens/store.js';
 import { MIGRATION_DIALECTS, migrationStep } from './migration-step.js';
 
 // Migration 0018_add_oauth_ppid_jwt on every dialect (issue 14): clients registered before it keep

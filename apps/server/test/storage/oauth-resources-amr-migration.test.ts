@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomHex } from '@tessera/protocol';
-import { findAccessTokenByHash, findClient } from '../../src/domains/oauth/store.js';
+import { findClient } from '../../src/domains/oauth/clients/store.js';
+import { findAccessTokenByHash } from '../../src/domains/oauth/tokens/store.js';
 import { MIGRATION_DIALECTS, migrationStep } from './migration-step.js';
 
 // Migration 0021_add_oauth_resources_amr on every dialect: a client registered before it may name no

@@ -8,8 +8,6 @@ import type { Executor } from '../../storage/executor.js';
 import { loadPublicJwk, type SigningKey } from '../../platform/keys/index.js';
 import type { AccountRecords } from '../account-core/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
-import { AccessTokenJwts } from './access-jwt.js';
-import { OAuthReads } from './cached-reads.js';
 import type { OAuthConfig } from './config.js';
 import { installCors } from './cors.js';
 import { discoveryRoutes } from './discovery.js';
@@ -20,17 +18,23 @@ import { tokenRoutes } from './grants/tokens-routes.js';
 import { TokensService } from './grants/tokens.js';
 import { GrantsService } from './grants/service.js';
 import { deleteGrantsOf, deletePublicGrantsOf } from './grants/store.js';
-import { oauthRoutes } from './routes.js';
+import { clientRoutes } from './clients/routes.js';
 import { OAuthService } from './service.js';
-import { deleteAccessTokensOf, type AccessToken } from './store.js';
+import { AccessTokenJwts } from './tokens/access-jwt.js';
+import { OAuthReads } from './tokens/cached-reads.js';
+import { deleteAccessTokensOf, type AccessToken } from './tokens/store.js';
+export { oauthDomain } from './manifest.js';
 
 // The oauth domain: the clients registry (GET /client/{id}, the start-up file, the admin command),
 // access tokens and the OAuth bearer strategy. Password changes, resets and account deletion revoke
 // every access token of the account.
 
-export { OAuthService, type ClientInfo } from './service.js';
-export type { AccessToken, OAuthClient } from './store.js';
-export { ClientRegistrationError, readClientsFile, parseClientsFile, redirectUriMatches, type ClientRegistration } from './clients.js';
+export { OAuthService } from './service.js';
+export type { ClientInfo } from './clients/registry.js';
+export type { OAuthClient } from './clients/store.js';
+export type { AccessToken } from './tokens/store.js';
+export { ClientRegistrationError, redirectUriMatches, type ClientRegistration } from './clients/registration.js';
+export { readClientsFile, parseClientsFile } from './clients/file.js';
 export { oauthConfig, type OAuthConfig } from './config.js';
 
 declare module '../../http/auth.js' {
@@ -73,7 +77,7 @@ export function createOAuthDomain({ db, clock, signingKey, issuer, records, conf
   };
   const service = new OAuthService(ppidSecret);
   const grants = new GrantsService({ db, clock, oauth: service, signingKey, issuer, accessJwts, ppidSecret, keyBearingScopes: config.keyBearingScopes, securityEvents, secondFactor });
-  const register = routesOf(oauthRoutes, { oauth: service, db });
+  const register = routesOf(clientRoutes, { clients: service, db });
   const tokens = new TokensService({ db, clock, records, issuer, accessJwts, reads, ppidSecret });
   const registerGrants = routesOf(grantRoutes, { grants, jwks });
   const registerTokens = routesOf(tokenRoutes, { grants, tokens });

@@ -1,7 +1,7 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import { appError } from '@tessera/errors';
-import { revealsUid } from './clients.js';
-import type { OAuthClient } from './store.js';
+import { revealsUid } from './clients/registration.js';
+import type { OAuthClient } from './clients/store.js';
 
 // Pairwise subject identifiers (OpenID Connect Core §8.1; protocol.md §8.1): a client registered
 // with pairwiseSubjects sees, instead of the account's uid, an id derived from the client, the uid,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '@tessera/protocol';
 import { openStorage, type Storage } from '../../../src/storage/db.js';
-import { hashToken } from '../../../src/domains/oauth/store.js';
+import { hashToken } from '../../../src/domains/oauth/token-hash.js';
 import { createTestServer, httpDialects, verifiedAccount, type TestServer } from '../../harness.js';
 
 // Introspection and bearer-token requests reuse the client and access token they read for up to

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '@tessera/protocol';
 import { ClientRegistrationError, parseClientsFile, redirectUriMatches } from '../../../src/domains/oauth/index.js';
-import { checkRedirectUri } from '../../../src/domains/oauth/clients.js';
+import { checkRedirectUri } from '../../../src/domains/oauth/clients/registration.js';
 import { createTestServer, httpDialects, type TestServer } from '../../harness.js';
 
 // Issue 14, step 1: the OAuth clients registry — registration rules, exact redirect URIs with

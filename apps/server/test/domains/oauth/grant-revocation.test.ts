@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '@tessera/protocol';
-import { hashToken } from '../../../src/domains/oauth/store.js';
+import { hashToken } from '../../../src/domains/oauth/token-hash.js';
 import { createTestServer, httpDialects, verifiedAccount, type TestServer } from '../../harness.js';
 import { expectError } from '../../helpers.js';
 

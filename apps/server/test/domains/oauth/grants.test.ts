@@ -4,7 +4,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { randomHex } from '@tessera/protocol';
 import { createTestServer, httpDialects, verifiedAccount, type TestServer } from '../../harness.js';
 import { expectError } from '../../helpers.js';
-import { hashToken } from '../../../src/domains/oauth/store.js';
+import { hashToken } from '../../../src/domains/oauth/token-hash.js';
 import { findRefreshToken } from '../../../src/domains/oauth/grants/store.js';
 import { REFRESH_TOUCH_INTERVAL_MS } from '../../../src/domains/oauth/grants/service.js';
 

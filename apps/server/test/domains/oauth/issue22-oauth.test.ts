@@ -2,7 +2,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '@tessera/protocol';
 import { ClientRegistrationError, parseClientsFile } from '../../../src/domains/oauth/index.js';
-import { clientFromRegistration } from '../../../src/domains/oauth/clients.js';
+import { clientFromRegistration } from '../../../src/domains/oauth/clients/registration.js';
 import { createTestServer, httpDialects, verifiedAccount, type TestServer } from '../../harness.js';
 import { expectError, expectOAuthError, rawRequest } from '../../helpers.js';
 import { appFor, codeAt } from '../two-step/two-step-helpers.js';

@@ -7,7 +7,7 @@ import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJW
 import { randomHex } from '@tessera/protocol';
 import { generateSigningKeyPem, publicJwkFromPem } from '../../../src/platform/keys/index.js';
 import { ClientRegistrationError, parseClientsFile } from '../../../src/domains/oauth/index.js';
-import { jwtAccessTokenHash } from '../../../src/domains/oauth/store.js';
+import { jwtAccessTokenHash } from '../../../src/domains/oauth/tokens/store.js';
 import { createTestServer, httpDialects, testSigningKey, verifiedAccount, type TestServer } from '../../harness.js';
 import { expectError } from '../../helpers.js';
 import { PPID } from '../../production-env.js';

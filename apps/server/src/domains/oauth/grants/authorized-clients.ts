@@ -7,7 +7,7 @@ import { credentialsOf } from '../../../http/auth.js';
 import { oauthResponses } from '../../../http/responses.js';
 import type { Database } from '../../../storage/schema.js';
 import type { OAuthService } from '../service.js';
-import { accessTokenClientsOf } from './store.js';
+import { accessTokenClientsOf } from '../tokens/store.js';
 
 // The OAuth server's authorized clients (spec 2 §7): what the account has granted, per refresh
 // token, plus clients holding only access tokens; and revoking them. Signed-in (session token).

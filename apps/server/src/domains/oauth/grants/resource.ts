@@ -1,5 +1,5 @@
 import { appError } from '@tessera/errors';
-import type { OAuthClient } from '../store.js';
+import type { OAuthClient } from '../clients/store.js';
 
 // RFC 8707 resource indicators at /token: the resource server the tokens are meant for, added to
 // the audience of the id_token and of a JWT access token. A client names only the resources it is

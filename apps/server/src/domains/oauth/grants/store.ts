@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { locksRows, type Executor } from '../../../storage/executor.js';
 import { preparedQuery } from '../../../storage/prepared.js';
 import type { Database, OauthClientsTable, OauthCodesTable, OauthRefreshTokensTable } from '../../../storage/schema.js';
-import { isClientId, rowToClient, type OAuthClient } from '../store.js';
+import { isClientId, rowToClient, type OAuthClient } from '../clients/store.js';
 
 // Authorization codes and refresh tokens (migration 0017). Both are stored only as SHA-256 of their
 // bytes (protocol.md §8.1); the refresh token's hash doubles as its public handle.
@@ -111,7 +111,7 @@ export async function findRefreshToken(db: Executor, tokenHash: string): Promise
 }
 
 // A refresh grant needs the calling client and the refresh token: one statement instead of two
-// (as introspection reads the client with the access token, ../store.ts).
+// (as introspection reads the client with the access token, tokens/store.ts).
 type ClientWithRefreshTokenRow = Selectable<OauthClientsTable> & { [K in keyof Selectable<OauthRefreshTokensTable> as `rt_${K}`]: Selectable<OauthRefreshTokensTable>[K] | null };
 const clientWithRefreshToken = preparedQuery<ClientWithRefreshTokenRow, [string, string]>((db) => db.selectFrom('oauth_clients as c')
   .leftJoin('oauth_refresh_tokens as t', (join) => join.on('t.token_hash', '=', ''))
@@ -236,16 +236,6 @@ async function deleteRetiredOfGrant(db: Executor, uid: string, grantId: string):
   await db.deleteFrom('oauth_retired_refresh_tokens').where('uid', '=', uid).where('grant_id', '=', grantId).execute();
 }
 
-/** The grant id of a stored access token, or null (unknown, or older than grant ids). */
-export async function grantIdOfAccessToken(db: Executor, tokenHash: string): Promise<string | null> {
-  const r = await db.selectFrom('oauth_access_tokens').select('grant_id').where('token_hash', '=', tokenHash).executeTakeFirst();
-  return r?.grant_id ?? null;
-}
-
-export async function deleteAccessTokenByHash(db: Executor, tokenHash: string): Promise<void> {
-  await db.deleteFrom('oauth_access_tokens').where('token_hash', '=', tokenHash).execute();
-}
-
 /** Everything of the account's grants: codes, refresh tokens (retired ones too). */
 export async function deleteGrantsOf(db: Executor, uid: string): Promise<void> {
   await db.deleteFrom('oauth_codes').where('uid', '=', uid).execute();
@@ -280,12 +270,4 @@ export async function deleteClientGrantsOf(db: Executor, uid: string, clientId: 
   await db.deleteFrom('oauth_access_tokens').where('uid', '=', uid).where('client_id', '=', clientId).execute();
   await db.deleteFrom('oauth_retired_refresh_tokens').where('uid', '=', uid).where('client_id', '=', clientId).execute();
   return Number(r.numDeletedRows);
-}
-
-/** Clients holding live access tokens of the account (authorized clients without a refresh token). */
-export async function accessTokenClientsOf(db: Executor, uid: string, now: number) {
-  const rows = await db.selectFrom('oauth_access_tokens').innerJoin('oauth_clients', 'oauth_clients.id', 'oauth_access_tokens.client_id')
-    .select(['oauth_access_tokens.client_id', 'oauth_clients.name', 'oauth_access_tokens.scope', 'oauth_access_tokens.created_at'])
-    .where('oauth_access_tokens.uid', '=', uid).where('oauth_access_tokens.expires_at', '>', now).orderBy('oauth_access_tokens.created_at', 'desc').limit(500).execute();
-  return rows.map((r) => ({ clientId: r.client_id, clientName: r.name, scope: r.scope.split(' ').filter(Boolean), createdAt: Number(r.created_at) }));
 }

@@ -3,7 +3,8 @@ import { randomHex } from '@tessera/protocol';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../storage/schema.js';
 import type { Executor } from '../../../storage/executor.js';
-import { hashToken, HEX64, type OAuthClient } from '../store.js';
+import type { OAuthClient } from '../clients/store.js';
+import { hashToken, HEX64 } from '../token-hash.js';
 import { deleteRefreshToken, findRefreshToken, insertRefreshToken, retireRefreshToken, type RefreshToken } from './store.js';
 
 // The token-exchange grant (RFC 8693 in the shape protocol.md §5.15 gives it): a first-party client

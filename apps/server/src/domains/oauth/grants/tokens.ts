@@ -5,11 +5,13 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../../clock.js';
 import type { Database } from '../../../storage/schema.js';
 import type { AccountRecords } from '../../account-core/index.js';
-import { isJwtShaped, JWT_ACCESS_TOKEN_TYPE, type AccessTokenJwts } from '../access-jwt.js';
-import { deleteAccessTokenByHash, findRefreshToken, revokeRefreshTokenGrant } from './store.js';
-import type { OAuthReads } from '../cached-reads.js';
+import { isJwtShaped, JWT_ACCESS_TOKEN_TYPE, type AccessTokenJwts } from '../tokens/access-jwt.js';
+import { findRefreshToken, revokeRefreshTokenGrant } from './store.js';
+import type { OAuthReads } from '../tokens/cached-reads.js';
 import { timestampShownTo } from '../ppid.js';
-import { findAccessTokenByHash, findClient, hashToken, HEX64, type AccessToken, type OAuthClient } from '../store.js';
+import { findClient, type OAuthClient } from '../clients/store.js';
+import { hashToken, HEX64 } from '../token-hash.js';
+import { deleteAccessTokenByHash, findAccessTokenByHash, type AccessToken } from '../tokens/store.js';
 
 // What relying parties and resource servers do with issued tokens: introspection (RFC 7662),
 // verification, revocation (RFC 7009), id_token verification, and the person's claims (OpenID

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { appError } from '@tessera/errors';
-import { oauthResponses, responses } from '../../http/responses.js';
-import type { OAuthService } from './service.js';
-import type { Executor } from '../../storage/executor.js';
+import { oauthResponses, responses } from '../../../http/responses.js';
+import type { ClientRegistry } from './registry.js';
+import type { Executor } from '../../../storage/executor.js';
 
 // The OAuth routes of spec 2 §7 built so far: the client registry's public face.
 
@@ -23,11 +23,11 @@ const DESCRIPTION_BASE = 'What a sign-in or consent page shows of a registered O
 const DESCRIPTION = `${DESCRIPTION_BASE} An unknown id answers 400/162 with \`clientId\`; an id that is not 16 hex characters 400/107.`;
 const DESCRIPTION_OAUTH = `${DESCRIPTION_BASE} Answers from the OAuth server's error catalogue: an unknown id 400/101 with \`clientId\`, an id that is not 16 hex characters 400/109.`;
 
-export const oauthRoutes: FastifyPluginAsyncTypebox<{ oauth: OAuthService; db: Executor }> = async (app, { oauth, db }) => {
+export const clientRoutes: FastifyPluginAsyncTypebox<{ clients: ClientRegistry; db: Executor }> = async (app, { clients, db }) => {
   const info = async (id: string) => {
-    const client = await oauth.findClient(db, id);
+    const client = await clients.findClient(db, id);
     if (!client) throw appError('UNKNOWN_CLIENT_ID', { clientId: id });
-    return oauth.clientInfo(client);
+    return clients.clientInfo(client);
   };
 
   app.get('/client/:id', {

@@ -1,7 +1,8 @@
 import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
-import type { PublicJwk, SigningKey } from '../../platform/keys/index.js';
+import type { PublicJwk, SigningKey } from '../../../platform/keys/index.js';
 import type { OAuthReads } from './cached-reads.js';
-import { hashToken, HEX64, jwtAccessTokenHash, type AccessToken } from './store.js';
+import { hashToken, HEX64 } from '../token-hash.js';
+import { jwtAccessTokenHash, type AccessToken } from './store.js';
 
 // JWT access tokens (RFC 9068), for clients registered with jwtAccessTokens: an RS256 JWT signed
 // with the key of /jwks, header `typ: at+jwt`, so resource servers can check it without asking

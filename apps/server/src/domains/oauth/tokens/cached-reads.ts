@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import { ReadCache } from '../../storage/read-cache.js';
-import type { Database } from '../../storage/schema.js';
-import type { WriteEpoch } from '../../storage/write-epoch.js';
-import { findAccessTokenByHash, findClientWithAccessToken, type AccessToken, type OAuthClient } from './store.js';
+import { ReadCache } from '../../../storage/read-cache.js';
+import type { Database } from '../../../storage/schema.js';
+import type { WriteEpoch } from '../../../storage/write-epoch.js';
+import type { OAuthClient } from '../clients/store.js';
+import { findAccessTokenByHash, findClientWithAccessToken, type AccessToken } from './store.js';
 
 /**
  * The reads behind every introspection and every bearer-token request (userinfo, profile, /verify):

@@ -1,9 +1,10 @@
 import { routesOf, type Domain } from '../../domain.js';
-import type { OAuthService } from '../oauth/index.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Trx } from '../../storage/executor.js';
+import type { RelyingParties } from './relying-parties.js';
 import { accountRoutes } from './routes.js';
-import { AccountsService, type AccountsDeps } from './service.js';
+import type { AccountsDeps } from './deps.js';
+import { AccountsService } from './service.js';
 import { AccountSetupService } from './setup.js';
 import { deleteUnblockCodes } from './unblock-store.js';
 import { UnblockCodes, type LoginBlocks } from './unblock.js';
@@ -13,15 +14,17 @@ import { UnblockCodes, type LoginBlocks } from './unblock.js';
 // (domains/account-core), which this domain reads and writes through AccountRecords.
 
 
-export { AccountsService, type LinkedAccountsView, type SigninConfirmations } from './service.js';
+export { AccountsService } from './service.js';
+export type { LinkedAccountsView, SigninConfirmations } from './deps.js';
 export { checkPasswordInput, matchPassword, newPassword, type PasswordInput } from './password.js';
+export type { RelyingParties, StubClient, TokenSubject } from './relying-parties.js';
 export type { LoginBlocks } from './unblock.js';
 
 export interface AccountsDomainDeps extends Omit<AccountsDeps, 'unblockCodes'> {
   /** Lifts rate-limit blocks when a sign-in brings a valid unblock code. */
   blocks: LoginBlocks;
   unblockCodeLifetimeMs: number;
-  oauth: OAuthService;
+  oauth: RelyingParties;
   mailer: Mailer;
   /** Clients allowed to create stub accounts (ACCOUNT_STUB_CLIENT_IDS). */
   stubClientIds: readonly string[];

@@ -10,7 +10,8 @@ import {
   unblockCode, verificationMethod, wrapKb,
   SigninState,
 } from '../../http/schemas.js';
-import type { AccountsService, LoginInput } from './service.js';
+import type { LoginInput } from './deps.js';
+import type { AccountsService } from './service.js';
 import type { AccountSetupService } from './setup.js';
 import type { UnblockCodes } from './unblock.js';
 

@@ -6,12 +6,12 @@ import type { Clock } from '../../clock.js';
 import type { ScryptPool } from '../../crypto/scrypt-pool.js';
 import type { RequestContext } from '../../platform/request-context.js';
 import type { Database } from '../../storage/schema.js';
-import type { OAuthService } from '../oauth/index.js';
 import type { Account, AccountRecords } from '../account-core/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
 import type { Session, SessionsService } from '../sessions/index.js';
 import { checkPasswordInput, newPassword, type PasswordInput } from './password.js';
-import type { SigninConfirmations } from './service.js';
+import type { RelyingParties } from './relying-parties.js';
+import type { SigninConfirmations } from './deps.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 
 // Stub accounts: a relying party (e.g. a subscription checkout) creates an account by email alone,
@@ -34,7 +34,7 @@ export interface SetupDeps {
   scrypt: ScryptPool;
   records: AccountRecords;
   sessions: SessionsService;
-  oauth: OAuthService;
+  oauth: RelyingParties;
   confirmations: SigninConfirmations;
   securityEvents: SecurityEvents;
   secret: string;

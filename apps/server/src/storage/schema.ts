@@ -3,6 +3,7 @@
 // three dialects share). Domain code never sees these rows: each domain's store.ts maps them once.
 // The one-line notes below are the "Notes" column of the portal's database-structure page.
 import type { Generated } from 'kysely';
+import type { JobsTable } from '../jobs/tables.js';
 
 export interface AccountsTable {
   /** Account id: 16 random bytes. */
@@ -500,22 +501,6 @@ export interface AccountNewslettersTable {
   updated_at: number;
 }
 
-/** The outbox of senders/webhook: one row per delivery until the receiver answers 2xx. */
-export interface WebhookDeliveriesTable {
-  /** 16 random bytes (hex), sent as the delivery id header (receivers de-duplicate by it). */
-  id: string;
-  /** Which configured webhook: `support` or `newsletters`. */
-  target: string;
-  event: string;
-  /** The JSON body, exactly as signed and sent. */
-  payload: string;
-  attempts: Generated<number>;
-  /** When to try next (ms); a sender working on it pushes it past its timeout (a lease). */
-  next_attempt_at: number;
-  last_error: string | null;
-  created_at: number;
-}
-
 export interface Database {
   accounts: AccountsTable;
   emails: EmailsTable;
@@ -548,5 +533,6 @@ export interface Database {
   linked_account_tokens: LinkedAccountTokensTable;
   support_tickets: SupportTicketsTable;
   account_newsletters: AccountNewslettersTable;
-  webhook_deliveries: WebhookDeliveriesTable;
+  /** The job queue (jobs/tables.ts). */
+  jobs: JobsTable;
 }

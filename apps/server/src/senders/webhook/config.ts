@@ -10,7 +10,7 @@ export const webhookConfig = defineConfig({
   },
   retryBaseSeconds: {
     env: 'WEBHOOK_RETRY_BASE_SECONDS', default: 30, parse: int(1, 86_400),
-    description: 'Wait before the first retry of a failed webhook delivery; each further failure doubles it, up to WEBHOOK_RETRY_MAX_SECONDS. Deliveries are kept in the database and retried until the receiver answers 2xx, also after a restart.',
+    description: 'Wait before the first retry of a failed webhook delivery; each further failure doubles it, up to WEBHOOK_RETRY_MAX_SECONDS. Deliveries are jobs of the job queue: kept in the database and retried until the receiver answers 2xx, also after a restart, for up to JOBS_MAX_ATTEMPTS attempts (then kept as dead: `npm run admin -- jobs list --state dead`).',
   },
   retryMaxSeconds: {
     env: 'WEBHOOK_RETRY_MAX_SECONDS', default: 3600, parse: int(1, 604_800),

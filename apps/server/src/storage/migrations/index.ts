@@ -21,6 +21,7 @@ import * as m0019 from './0019_add_oauth_grant_ids.js';
 import * as m0020 from './0020_add_oauth_retired_refresh_tokens.js';
 import * as m0021 from './0021_add_oauth_resources_amr.js';
 import * as m0022 from './0022_add_reset_code_budgets.js';
+import * as m0023 from './0023_add_jobs.js';
 
 /** What a migration may need beyond the database: the server secret, to rekey stored tokens (0005). */
 export interface MigrationContext {
@@ -60,4 +61,5 @@ export const MIGRATIONS: Record<string, TesseraMigration> = {
   '0020_add_oauth_retired_refresh_tokens': m0020,
   '0021_add_oauth_resources_amr': m0021,
   '0022_add_reset_code_budgets': m0022,
+  '0023_add_jobs': m0023,
 };

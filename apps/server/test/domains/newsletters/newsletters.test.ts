@@ -144,6 +144,6 @@ describe('newsletters without a webhook', () => {
     const acct = await verifiedAccount(t);
     await t.client.newslettersUpdate(acct.sessionToken, { newsletters: ['hubs'] });
     expect(await t.client.newsletters(acct.sessionToken)).toEqual({ newsletters: ['hubs'] });
-    expect(await t.storage.db.selectFrom('webhook_deliveries').selectAll().execute()).toEqual([]);
+    expect(await t.storage.db.selectFrom('jobs').selectAll().execute()).toEqual([]);
   }, 120_000);
 });

@@ -48,7 +48,7 @@ describe.each(httpDialects())('support tickets (%s)', (dialect) => {
     expect(got!.body).toMatchObject({ ...ticket, ticket: reply.ticket, uid: acct.uid, email: acct.email, via: 'session' });
     const row = await ticketRow(t, reply.ticket);
     expect(row).toMatchObject({ uid: acct.uid, email: acct.email, status: 'forwarded' });
-    expect(await t.storage.db.selectFrom('webhook_deliveries').selectAll().execute()).toEqual([]);
+    expect(await t.storage.db.selectFrom('jobs').selectAll().execute()).toEqual([]);
   }, 120_000);
 
   it('files a ticket with the support secret (SDK), which then needs an email', async () => {
@@ -107,7 +107,7 @@ describe.each(httpDialects())('support tickets (%s)', (dialect) => {
     expect(scheduler.pending()).toContain(60_000);
     // One retry wake-up (and the periodic sweep), however many failures: timers do not pile up.
     expect(scheduler.pending().length).toBeLessThanOrEqual(2);
-    const [delivery] = await t.storage.db.selectFrom('webhook_deliveries').selectAll().execute();
+    const [delivery] = await t.storage.db.selectFrom('jobs').selectAll().execute();
     expect(delivery).toMatchObject({ attempts: 2, last_error: 'HTTP 503' });
 
     helpdesk.status = 200;
@@ -116,7 +116,7 @@ describe.each(httpDialects())('support tickets (%s)', (dialect) => {
     await t.app.webhooks.idle();
     expect(helpdesk.received.at(-1)).toMatchObject({ signed: true, body: { ticket: reply.ticket } });
     expect(await ticketRow(t, reply.ticket)).toMatchObject({ status: 'forwarded', forwarded_at: t.clock!.now() });
-    expect(await t.storage.db.selectFrom('webhook_deliveries').selectAll().execute()).toEqual([]);
+    expect(await t.storage.db.selectFrom('jobs').selectAll().execute()).toEqual([]);
   }, 120_000);
 
   it('two senders attempting one delivery at once: one holds it, the helpdesk gets it once', async () => {
@@ -142,7 +142,7 @@ describe.each(httpDialects())('support tickets (%s)', (dialect) => {
 
   it('after a restart, the start-up sweep forwards what was left pending', async () => {
     // The receiver came back on another port: a server started with that URL picks the ticket up.
-    const pending = await t.storage.db.selectFrom('webhook_deliveries').selectAll().execute();
+    const pending = await t.storage.db.selectFrom('jobs').selectAll().execute();
     expect(pending).toHaveLength(1);
     expect(pending[0]!.last_error).toMatch(/fetch failed|ECONNREFUSED/);
     const restarted = await createApp({
@@ -151,7 +151,7 @@ describe.each(httpDialects())('support tickets (%s)', (dialect) => {
     });
     try {
       await restarted.webhooks.idle();
-      const ticketId = (JSON.parse(pending[0]!.payload) as { ticket: string }).ticket;
+      const ticketId = (JSON.parse(pending[0]!.payload) as { body: { ticket: string } }).body.ticket;
       expect(helpdesk.received.at(-1)).toMatchObject({ body: { ticket: ticketId } });
       expect(await ticketRow(t, ticketId)).toMatchObject({ status: 'forwarded' });
     } finally {
@@ -184,8 +184,9 @@ describe('support tickets without a helpdesk webhook', () => {
 
   it('a delivery left for a webhook no longer configured waits, without spinning the sweep', async () => {
     const now = Date.now();
-    await t.storage.db.insertInto('webhook_deliveries').values({
-      id: 'e'.repeat(32), target: 'support', event: 'support.ticket', payload: '{}', next_attempt_at: now - 1000, last_error: null, created_at: now - 1000,
+    await t.storage.db.insertInto('jobs').values({
+      id: 'e'.repeat(32), kind: 'webhook.support', dedupe_key: null, payload: '{"event":"support.ticket","body":{}}', state: 'pending',
+      run_at: now - 1000, last_error: null, created_at: now - 1000, updated_at: now - 1000,
     }).execute();
     const scheduler = new ManualScheduler({ now: () => Date.now() });
     const sender = new WebhookSender({
@@ -194,7 +195,7 @@ describe('support tickets without a helpdesk webhook', () => {
     });
     expect(await sender.sweep()).toBe(0);
     expect(scheduler.pending()).toEqual([]);
-    expect(await t.storage.db.selectFrom('webhook_deliveries').select('id').execute()).toEqual([{ id: 'e'.repeat(32) }]);
+    expect(await t.storage.db.selectFrom('jobs').select('id').execute()).toEqual([{ id: 'e'.repeat(32) }]);
     sender.close();
   });
 });

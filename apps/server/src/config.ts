@@ -1,25 +1,14 @@
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { bool, ConfigError, defineConfig, int, oneOf, readConfig, str, url, type ConfigSlice, type ConfigValues, type Env } from './config-schema.js';
-import { accountsConfig } from './domains/account-core/index.js';
-import { devicesConfig } from './domains/devices/index.js';
-import { mfaConfig } from './domains/mfa/index.js';
-import { secondaryEmailsConfig } from './domains/secondary-emails/index.js';
-import { checkLinkedAccountsConfig, linkedAccountsConfig } from './domains/linked-accounts/index.js';
-import { oauthConfig } from './domains/oauth/index.js';
-import { rateLimitConfig, rulesInForce } from './domains/customs/index.js';
-import { tokenConfig } from './domains/tokens/index.js';
-import { twoStepConfig } from './domains/two-step/index.js';
+import { DOMAINS } from './app.js';
+import { composeConfigSlices, readComposedConfig, type TitledSlice } from './composition.js';
+import { bool, ConfigError, defineConfig, int, oneOf, str, url, type ConfigValues, type Env } from './config-schema.js';
+import type { DomainSettings, AnyManifest } from './manifest.js';
 import { mailConfig } from './senders/mail/config.js';
 import { smsConfig } from './senders/sms/config.js';
-import { recoveryPhoneConfig } from './domains/recovery-phone/index.js';
 import { pushConfig } from './senders/push/config.js';
-import { signinConfig } from './domains/sessions/index.js';
-import { securityEventsConfig } from './domains/security-events/index.js';
-import { geoConfig } from './domains/geo/index.js';
-import { supportConfig } from './domains/support/index.js';
-import { newslettersConfig } from './domains/newsletters/index.js';
 import { webhookConfig } from './senders/webhook/index.js';
+import { jobsConfig } from './jobs/index.js';
 import { DATABASE_URL_FORMS, parseDatabaseUrl } from './storage/database-url.js';
 
 /** Process-wide settings: where to listen, what to store in, how to log. */
@@ -110,46 +99,32 @@ export const serverConfig = defineConfig({
   },
 });
 
-export const CONFIG_SLICES = { server: serverConfig, tokens: tokenConfig, signin: signinConfig, accounts: accountsConfig, rateLimit: rateLimitConfig, securityEvents: securityEventsConfig, devices: devicesConfig, linkedAccounts: linkedAccountsConfig, mfa: mfaConfig, secondaryEmails: secondaryEmailsConfig, twoStep: twoStepConfig, push: pushConfig, mail: mailConfig, geo: geoConfig, support: supportConfig, newsletters: newslettersConfig, webhooks: webhookConfig, sms: smsConfig, recoveryPhone: recoveryPhoneConfig, oauth: oauthConfig } satisfies Record<string, ConfigSlice>;
+/** The platform's slices (not a domain's): where to listen and store, how mail, SMS, push and webhooks leave. */
+export const PLATFORM_SLICES = {
+  server: { title: 'Server', slice: serverConfig },
+  push: { title: 'Web Push', slice: pushConfig },
+  mail: { title: 'Mail', slice: mailConfig },
+  webhooks: { title: 'Webhooks (support, newsletters)', slice: webhookConfig },
+  sms: { title: 'SMS', slice: smsConfig },
+  jobs: { title: 'Job queue', slice: jobsConfig },
+} satisfies Record<string, TitledSlice>;
 
-export type Config = {
-  [K in keyof typeof CONFIG_SLICES]: ConfigValues<(typeof CONFIG_SLICES)[K]>;
-};
+type PlatformConfig = { [K in keyof typeof PLATFORM_SLICES]: ConfigValues<(typeof PLATFORM_SLICES)[K]['slice']> };
+
+/** Every setting: the platform's slices and each composed domain's (its manifest's `config`). */
+export type Config = PlatformConfig & DomainSettings;
+
+/** Every config slice of a composition, with its heading (the configuration page and README). */
+export function configSlices(domains: readonly AnyManifest[] = DOMAINS): Record<string, TitledSlice> {
+  return composeConfigSlices(PLATFORM_SLICES, domains);
+}
 
 /** Secrets that have appeared in Tessera's code or docs: never acceptable in production. */
 const PUBLISHED_SECRETS = ['development-only-secret-do-not-use-in-production'];
 
-export function loadConfig(env: Env = process.env): Config {
-  const config: Config = {
-    server: readConfig(serverConfig, env),
-    tokens: readConfig(tokenConfig, env),
-    signin: readConfig(signinConfig, env),
-    accounts: readConfig(accountsConfig, env),
-    rateLimit: readConfig(rateLimitConfig, env),
-    securityEvents: readConfig(securityEventsConfig, env),
-    devices: readConfig(devicesConfig, env),
-    mfa: readConfig(mfaConfig, env),
-    secondaryEmails: readConfig(secondaryEmailsConfig, env),
-    twoStep: readConfig(twoStepConfig, env),
-    linkedAccounts: readConfig(linkedAccountsConfig, env),
-    push: readConfig(pushConfig, env),
-    mail: readConfig(mailConfig, env),
-    geo: readConfig(geoConfig, env),
-    support: readConfig(supportConfig, env),
-    newsletters: readConfig(newslettersConfig, env),
-    webhooks: readConfig(webhookConfig, env),
-    sms: readConfig(smsConfig, env),
-    recoveryPhone: readConfig(recoveryPhoneConfig, env),
-    oauth: readConfig(oauthConfig, env),
-  };
-  try {
-    rulesInForce(config.rateLimit);
-  } catch (err) {
-    throw new ConfigError(`RATE_LIMIT_RULES_FILE: ${(err as Error).message}`);
-  }
+export function loadConfig(env: Env = process.env, domains: readonly AnyManifest[] = DOMAINS): Config {
+  const config = readComposedConfig(configSlices(domains), domains, env) as unknown as Config;
   const production = config.server.nodeEnv === 'production';
-  checkLinkedAccountsConfig(config.linkedAccounts, production);
-  checkWebhookSecrets(config, production);
   if (config.server.authSecret && config.server.authSecret.length < 32) {
     throw new ConfigError('AUTH_SECRET must be at least 32 characters (use e.g. `openssl rand -hex 32`)');
   }
@@ -164,17 +139,4 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('Twilio needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID together');
   }
   return config;
-}
-
-/** Issue 13: a webhook is signed with a real key, and the support secret is not guessable. */
-function checkWebhookSecrets(config: Config, production: boolean): void {
-  for (const [name, url, secret] of [
-    ['SUPPORT', config.support.webhookUrl, config.support.webhookSecret],
-    ['NEWSLETTER', config.newsletters.webhookUrl, config.newsletters.webhookSecret],
-  ] as const) {
-    // Tickets and addresses travel in these bodies: the signature proves them, https hides them.
-    if (url && production && !url.startsWith('https://')) throw new ConfigError(`${name}_WEBHOOK_URL must be https when NODE_ENV=production`);
-    if (url && secret.length < 32) throw new ConfigError(`${name}_WEBHOOK_SECRET must be at least 32 characters when ${name}_WEBHOOK_URL is set (receivers check the signature with it)`);
-  }
-  if (config.support.secret && config.support.secret.length < 32) throw new ConfigError('SUPPORT_SECRET must be at least 32 characters (use e.g. `openssl rand -hex 32`)');
 }

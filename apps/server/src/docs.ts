@@ -1,6 +1,8 @@
 // What the documentation generators (scripts/generate/*.mjs) read from the server: the single
 // sources of the portal's reference tables.
-export { CONFIG_SLICES } from './config.js';
+export { configSlices, PLATFORM_SLICES } from './config.js';
+export { DOMAINS } from './app.js';
+export { composeDeclarations } from './composition.js';
 export type { ConfigKey } from './config-schema.js';
 export { TEMPLATES } from './senders/mail/templates.js';
 export { SUPPORTED_LOCALES, renderParts, translator } from './senders/mail/render.js';

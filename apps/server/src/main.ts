@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError } from './config-schema.js';
+import { migrationsOf } from './app.js';
 import { loadConfig, type Config } from './config.js';
 import { serverSecret } from './crypto/dev-secret.js';
 import { loadSigningKey, type SigningKey } from './platform/keys/index.js';
@@ -47,7 +48,7 @@ async function database(config: Config, authSecret: string, log: Logger): Promis
       onError: (err) => log.warn({ reason: err.message }, 'database connection error (the pool reconnects)'),
     });
     // The secret goes to the migrations too: stored tokens are keyed under it (0005_key_token_ids).
-    await migrateToLatest(storage.db, { authSecret });
+    await migrateToLatest(storage.db, { authSecret }, migrationsOf());
     return storage;
   } catch (err) {
     await storage?.destroy().catch(() => undefined);

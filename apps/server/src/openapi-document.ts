@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createApp } from './app.js';
+import { createApp, DOMAINS, migrationsOf } from './app.js';
+import type { AnyManifest } from './manifest.js';
 import { loadConfig } from './config.js';
 import { generateSigningKeyPem, signingKeyFromPem } from './platform/keys/index.js';
 import { migrateToLatest, openStorage } from './storage/db.js';
@@ -9,11 +10,11 @@ import { migrateToLatest, openStorage } from './storage/db.js';
  * schemas without listening or touching real data (an in-memory database, a throwaway key).
  * `npm run generate` writes it to openapi.json; CI fails when that file is stale.
  */
-export async function buildOpenApiDocument(): Promise<Record<string, unknown>> {
+export async function buildOpenApiDocument(domains: readonly AnyManifest[] = DOMAINS): Promise<Record<string, unknown>> {
   const storage = openStorage('sqlite::memory:');
-  await migrateToLatest(storage.db);
-  const config = loadConfig({ PORTAL_DIR: '/nonexistent', LOG_LEVEL: 'silent', NODE_ENV: 'test', AUTH_SECRET: randomBytes(32).toString('hex') });
-  const app = await createApp({ config, storage, logger: false, signingKey: signingKeyFromPem(generateSigningKeyPem(), 0) });
+  await migrateToLatest(storage.db, {}, migrationsOf(domains));
+  const config = loadConfig({ PORTAL_DIR: '/nonexistent', LOG_LEVEL: 'silent', NODE_ENV: 'test', AUTH_SECRET: randomBytes(32).toString('hex') }, domains);
+  const app = await createApp({ config, storage, logger: false, signingKey: signingKeyFromPem(generateSigningKeyPem(), 0), domains });
   try {
     return app.server.swagger() as unknown as Record<string, unknown>;
   } finally {

@@ -7,7 +7,8 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { TesseraAccounts, TesseraClient, type TokenPresentation } from '@tessera/client';
-import { createApp, type App } from '../src/app.js';
+import { createApp, migrationsOf, type App } from '../src/app.js';
+import type { AnyManifest } from '../src/manifest.js';
 import { ManualClock } from '../src/clock.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { generateSigningKeyPem, signingKeyFromPem, type SigningKey } from '../src/platform/keys/service.js';
@@ -93,6 +94,8 @@ export interface TestServerOptions {
   webhookScheduler?: Scheduler;
   /** The SMS transport (default: what the environment configures; null: none). */
   smsSender?: SmsSender | null;
+  /** Another domain list (a fixture domain added to DOMAINS); DOMAINS by default. */
+  domains?: readonly AnyManifest[];
 }
 
 export interface TestServer {
@@ -122,7 +125,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
   const dialect = options.dialect ?? 'sqlite';
   const database = await freshDatabase(dialect);
   const storage = openStorage(database.url, { poolSize: 4 });
-  await migrateToLatest(storage.db);
+  await migrateToLatest(storage.db, {}, migrationsOf(options.domains));
   const mail = new MailCapture();
   const smtpUrl = await mail.start();
   const clock = options.manualClock ? new ManualClock(Date.now()) : undefined;
@@ -139,7 +142,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     NODE_ENV: 'test', LOG_LEVEL: 'silent', PUBLIC_URL: url, PORTAL_DIR: '/nonexistent', SCRYPT_WORKERS: '2',
     DATA_DIR: join(tmpdir(), 'tessera-test-data'), SMTP_URL: smtpUrl,
     ...options.env,
-  });
+  }, options.domains);
   const lines = options.logLines;
   const logger = lines ? pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }) : false;
   const app = await createApp({
@@ -148,6 +151,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     ...(options.smsSender !== undefined ? { smsSender: options.smsSender } : {}),
     ...(clock ? { clock } : {}),
     ...(options.webhookScheduler ? { webhookScheduler: options.webhookScheduler } : {}),
+    ...(options.domains ? { domains: options.domains } : {}),
   });
   await app.server.listen({ port: probe, host: '127.0.0.1' });
 

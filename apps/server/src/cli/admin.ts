@@ -2,6 +2,7 @@
 // `npm run admin -- <command>`: operator tasks against the configured database (DATABASE_URL):
 // registering OAuth clients and managing the mail bounce list.
 import { randomBytes } from 'node:crypto';
+import { migrationsOf } from '../app.js';
 import { loadConfig } from '../config.js';
 import { serverSecret } from '../crypto/dev-secret.js';
 import { bounceLog } from '../domains/emails/index.js';
@@ -52,7 +53,7 @@ async function main(args: string[]): Promise<number> {
   const config = loadConfig();
   const storage = openStorage(config.server.databaseUrl, { poolSize: 1 });
   try {
-    await migrateToLatest(storage.db, { authSecret: serverSecret(config.server) });
+    await migrateToLatest(storage.db, { authSecret: serverSecret(config.server) }, migrationsOf());
     const { db } = storage;
     const oauth = new OAuthService();
     if (group === 'clients' && action === 'add') {

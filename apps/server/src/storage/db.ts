@@ -4,7 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, MysqlDialect, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
 import { createPool as createMysqlPool } from 'mysql2';
 import pg from 'pg';
-import { MIGRATIONS, type MigrationContext } from './migrations/index.js';
+import { MIGRATIONS, type MigrationContext, type TesseraMigration } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { registerDirectReads } from './direct-reads.js';
 import { WriteEpoch, withWriteEpoch } from './write-epoch.js';
@@ -99,8 +99,12 @@ export function openStorage(url: string, options: { poolSize?: number; onError?:
  * `context.authSecret` is the server secret: a migration that rekeys stored tokens needs it
  * whenever there are rows to rekey (an empty database migrates without it).
  */
-export async function migrateToLatest(db: Kysely<Database>, context: MigrationContext = {}): Promise<string[]> {
-  const migrations = Object.fromEntries(Object.entries(MIGRATIONS).map(([name, m]) => [name, {
+/**
+ * Runs every migration not yet run. `all` is the composed list (app.ts's `migrationsOf`: the
+ * platform's and each domain's); the platform's alone by default.
+ */
+export async function migrateToLatest(db: Kysely<Database>, context: MigrationContext = {}, all: Record<string, TesseraMigration> = MIGRATIONS): Promise<string[]> {
+  const migrations = Object.fromEntries(Object.entries(all).map(([name, m]) => [name, {
     up: (trx: Kysely<unknown>) => m.up(trx, context),
     ...(m.down ? { down: m.down.bind(m) } : {}),
   }]));

@@ -8,6 +8,7 @@ import { AccountsService } from './service.js';
 import { AccountSetupService } from './setup.js';
 import { deleteUnblockCodes } from './unblock-store.js';
 import { UnblockCodes, type LoginBlocks } from './unblock.js';
+export { accountsDomain } from './manifest.js';
 
 // The accounts domain (floor 1, sign-in methods): sign-up, sign-in, keys, deletion, stub accounts
 // and unblock codes. The account and address rows themselves are the account core's

@@ -40,8 +40,11 @@ export const rateLimitConfig = defineConfig({
   },
 });
 
-/** The rules in force: the defaults (or RATE_LIMIT_RULES_FILE's), then RATE_LIMIT_RULES over them. */
-export function rulesInForce(config: { rulesFile: string; rules: Rule[] }): Rule[] {
-  const base = config.rulesFile ? parseRules(readFileSync(config.rulesFile, 'utf8')) : parseRules(DEFAULT_RULES);
+/**
+ * The rules in force: the defaults (the composed rules of every domain's manifest, or
+ * RATE_LIMIT_RULES_FILE's), then RATE_LIMIT_RULES over them.
+ */
+export function rulesInForce(config: { rulesFile: string; rules: Rule[] }, defaults: string = DEFAULT_RULES): Rule[] {
+  const base = config.rulesFile ? parseRules(readFileSync(config.rulesFile, 'utf8')) : parseRules(defaults);
   return mergeRules(base, config.rules);
 }

@@ -3,6 +3,7 @@ import type { Domain } from '../../domain.js';
 import { MemoryLimitStore, RedisLimitStore } from './counters.js';
 import { Customs, type CustomsLog } from './service.js';
 import type { Rule } from './rules.js';
+export { customsDomain } from './manifest.js';
 
 // The customs domain: rate limiting (protocol.md §7). Routes of every domain declare the actions
 // they count as in `config.rateLimit`; app.ts installs the hooks that check them

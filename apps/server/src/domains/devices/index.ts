@@ -1,6 +1,7 @@
 import { routesOf, type Domain } from '../../domain.js';
 import { deviceRoutes } from './routes.js';
 import { DevicesService, type DevicesDeps } from './service.js';
+export { devicesDomain } from './manifest.js';
 
 // The devices domain: the device a relying party registers on its session (name, type, Web Push
 // subscription, commands), the account's device list and the attached-clients view. A device goes

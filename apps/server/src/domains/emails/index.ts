@@ -1,6 +1,7 @@
 import { routesOf, type Domain } from '../../domain.js';
 import { emailRoutes } from './routes.js';
 import { Confirmations, type ConfirmationDeps } from './service.js';
+export { emailsDomain } from './manifest.js';
 
 // The emails domain: the confirmation loops (sign-up and sign-in, by link or 6-digit code) and the
 // bounce log the mailer consults before sending.

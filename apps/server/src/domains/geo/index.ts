@@ -3,6 +3,7 @@ import type { GeoConfig } from './config.js';
 import { MmdbLocator, noLocator } from './locator.js';
 import { geoRoutes } from './routes.js';
 import { GeoService } from './service.js';
+export { geoDomain } from './manifest.js';
 
 // The geo domain: where requests come from (a MaxMind-format database, when configured) and which
 // features are offered there. Built before the domains that keep locations (security events,

@@ -3,6 +3,7 @@ import type { LinkedAccountsConfig } from './config.js';
 import { linkedAccountRoutes } from './routes.js';
 import { LinkedAccountsService, type LinkedAccountsDeps } from './service.js';
 import { ProviderTokens } from './verify.js';
+export { linkedAccountsDomain } from './manifest.js';
 
 // The linked-accounts domain: sign-in with Google and Apple (provider id_tokens checked with jose
 // against the providers' keys), the links, the sessions they open, unlinking and Apple's

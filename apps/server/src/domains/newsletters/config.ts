@@ -1,13 +1,9 @@
 import { defineConfig, str, type ConfigValues } from '../../config-schema.js';
+import { checkWebhookTarget, webhookUrl } from '../../senders/webhook/target-config.js';
 
 // Newsletter choices (POST /newsletters) are kept per account and told to the mailing-list service
 // through a signed webhook.
 
-const webhookUrl = (raw: string): string => {
-  const u = new URL(raw);
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error('must be an http(s) URL');
-  return u.toString();
-};
 
 export const newslettersConfig = defineConfig({
   webhookUrl: {
@@ -21,3 +17,8 @@ export const newslettersConfig = defineConfig({
 });
 
 export type NewslettersConfig = ConfigValues<typeof newslettersConfig>;
+
+/** The webhook's URL and secret go together (and https in production). */
+export function checkNewslettersConfig(config: NewslettersConfig, production: boolean): void {
+  checkWebhookTarget('NEWSLETTER', config, production);
+}

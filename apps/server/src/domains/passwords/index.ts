@@ -2,6 +2,7 @@ import { routesOf, type Domain } from '../../domain.js';
 import { passwordRoutes } from './routes.js';
 import { PasswordsService, type PasswordsDeps } from './service.js';
 import { deleteForgotOtp } from './store.js';
+export { passwordsDomain } from './manifest.js';
 
 // The passwords domain: change, forgot (code and one-time code), reset, and a first password for
 // accounts without one. Its own table holds the one-time codes of /password/forgot/send_otp.

@@ -4,6 +4,7 @@ import type { AccountResetToken } from '../tokens/index.js';
 import { recoveryKeyRoutes } from './routes.js';
 import { RecoveryKeysService, type RecoveryKeysDeps } from './service.js';
 import { deleteRecoveryKey } from './store.js';
+export { recoveryKeysDomain } from './manifest.js';
 
 // The recovery-keys domain: the account's recovery key (protocol.md §4.8) — stored, confirmed,
 // hinted, fetched during a reset and spent by it. The passwords domain calls `spendForReset` inside

@@ -1,6 +1,7 @@
 import { routesOf, type Domain } from '../../domain.js';
 import { recoveryPhoneRoutes } from './routes.js';
 import { RecoveryPhoneService, type RecoveryPhoneDeps } from './service.js';
+export { recoveryPhoneDomain } from './manifest.js';
 
 // The recovery-phone domain (issue 12, protocol.md §4.9): a phone that receives SMS codes standing
 // in for the authenticator app at sign-in and during a password reset. It hangs off two-step

@@ -1,6 +1,7 @@
 import { routesOf, type Domain } from '../../domain.js';
 import { secondaryEmailRoutes } from './routes.js';
 import { SecondaryEmails, type SecondaryEmailsDeps } from './service.js';
+export { secondaryEmailsDomain } from './manifest.js';
 
 // The secondary-emails domain: an account's addresses besides the primary (spec 1 §7 "Emails").
 // Its rows live in the account core's `emails` table, so account deletion removes them there (the

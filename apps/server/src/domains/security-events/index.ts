@@ -2,6 +2,7 @@ import { routesOf, type Domain } from '../../domain.js';
 import { securityEventRoutes } from './routes.js';
 import { SecurityEventsService, type SecurityEventsDeps } from './service.js';
 import { deleteEventsOf } from './store.js';
+export { securityEventsDomain } from './manifest.js';
 
 // The security-events domain: the account's security-relevant events (sign-ins, failed sign-ins,
 // confirmations, password changes and resets, sign-outs), recorded by the services where they
@@ -9,13 +10,15 @@ import { deleteEventsOf } from './store.js';
 // Built before the domains that record, so each gets it as a dependency.
 
 export { securityEventsConfig } from './config.js';
-export { SECURITY_EVENTS, SECURITY_EVENT_NAMES, type SecurityEventName } from './names.js';
+export { SECURITY_EVENTS, type SecurityEventName, type SecurityEventRegistry } from './names.js';
 export { networkOf } from './network.js';
 export { SecurityEventsService, type SecurityEvent, type SecurityEvents } from './service.js';
 
 export interface SecurityEventsDomainDeps extends SecurityEventsDeps {
   /** Where a failed sweep is reported (it is retried at the next one). */
   warn: (message: string, err: unknown) => void;
+  /** Every event name the composed domains declare (the route's enum). */
+  names: string[];
 }
 
 export interface SecurityEventsDomain extends Domain<SecurityEventsService> {
@@ -41,7 +44,7 @@ export function createSecurityEventsDomain(deps: SecurityEventsDomainDeps): Secu
   return {
     name: 'security-events',
     service: events,
-    routes: routesOf(securityEventRoutes, { events }),
+    routes: routesOf(securityEventRoutes, { events, names: deps.names }),
     hooks: { onAccountDeleted: deleteEventsOf },
     async close() {
       clearTimeout(first);

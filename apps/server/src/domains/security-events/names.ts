@@ -1,6 +1,6 @@
-// Every security event the server records, and what it means. One table for the whole server: the
-// portal's security-events page is generated from it, the route's schema lists its names, and a
-// feature that records new events (two-step authentication, recovery keys, …) adds them here.
+// The security events of the account's core floors, and what each means. The security-events
+// domain's manifest declares them; a domain that records events of its own declares them in its
+// manifest (`securityEvents`), and the composed list is the portal's page and the route's enum.
 
 export const SECURITY_EVENTS = {
   'account.create': 'The account was created: by sign-up, or as a stub account by an allowed relying party.',
@@ -33,6 +33,11 @@ export const SECURITY_EVENTS = {
   'session.destroy': 'A session was signed out with `/session/destroy` (`additionalInfo.session`: `current`, or `other` when it named another session of the account).',
 } as const;
 
-export type SecurityEventName = keyof typeof SECURITY_EVENTS;
+/**
+ * Every event name, for the types: these, and those a domain declares in its manifest's
+ * `securityEvents` and adds here from its folder (`declare module '../security-events/index.js'`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
 
-export const SECURITY_EVENT_NAMES = Object.keys(SECURITY_EVENTS) as SecurityEventName[];
+export type SecurityEventName = keyof SecurityEventRegistry & string;

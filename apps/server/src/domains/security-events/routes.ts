@@ -3,13 +3,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { credentialsOf } from '../../http/auth.js';
 import { responses } from '../../http/responses.js';
 import { Location, StringEnum } from '../../http/schemas.js';
-import { SECURITY_EVENT_NAMES } from './names.js';
 import type { SecurityEventsService } from './service.js';
 
 // GET /securityEvents: what happened to the account, for its owner.
 
-const SecurityEvent = Type.Object({
-  name: StringEnum(SECURITY_EVENT_NAMES, { description: 'What happened; the security events page of the portal explains each name. Later features add names.' }),
+const securityEvent = (names: string[]) => Type.Object({
+  name: StringEnum(names, { description: 'What happened; the security events page of the portal explains each name. Later features add names.' }),
   verified: Type.Boolean({ description: 'Whether it came from a confirmed session, or itself proved the mailbox or the password (false for a failed sign-in or a sign-in still waiting for confirmation).' }),
   createdAt: Type.Integer({ description: 'When, in milliseconds since the epoch.' }),
   ipNetwork: Type.Optional(Type.String({ maxLength: 64, description: 'The network the request came from, in CIDR notation: an IPv4 /24 or an IPv6 /48. The full address is not kept.' })),
@@ -20,7 +19,8 @@ const SecurityEvent = Type.Object({
   location: Type.Optional(Location),
 });
 
-export const securityEventRoutes: FastifyPluginAsyncTypebox<{ events: SecurityEventsService }> = async (app, { events }) => {
+export const securityEventRoutes: FastifyPluginAsyncTypebox<{ events: SecurityEventsService; names: string[] }> = async (app, { events, names }) => {
+  const SecurityEvent = securityEvent(names);
   app.get('/securityEvents', {
     config: { auth: 'sessionTokenVerified' },
     schema: {

@@ -10,6 +10,7 @@ import { ReadCache } from '../../storage/read-cache.js';
 import { sessionRoutes } from './routes.js';
 import { aalRefusal, SessionsService, type Locate } from './service.js';
 import { deleteOtherSessions, findSessionWithAccount, markSessionHawkOnly, type SessionWithAccount } from './store.js';
+export { sessionsDomain } from './manifest.js';
 
 // The sessions domain: session tokens, their confirmation state and codes, the session strategies
 // every signed-in route authenticates with, and the session routes.

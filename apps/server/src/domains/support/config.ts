@@ -1,12 +1,8 @@
-import { defineConfig, str, type ConfigValues } from '../../config-schema.js';
+import { ConfigError, defineConfig, str, type ConfigValues } from '../../config-schema.js';
+import { checkWebhookTarget, webhookUrl } from '../../senders/webhook/target-config.js';
 
 // Support tickets (POST /support/ticket): forwarded to a helpdesk through a signed webhook.
 
-const webhookUrl = (raw: string): string => {
-  const u = new URL(raw);
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error('must be an http(s) URL');
-  return u.toString();
-};
 
 export const supportConfig = defineConfig({
   webhookUrl: {
@@ -24,3 +20,9 @@ export const supportConfig = defineConfig({
 });
 
 export type SupportConfig = ConfigValues<typeof supportConfig>;
+
+/** The webhook's URL and secret go together (and https in production). */
+export function checkSupportConfig(config: SupportConfig, production: boolean): void {
+  checkWebhookTarget('SUPPORT', config, production);
+  if (config.secret && config.secret.length < 32) throw new ConfigError('SUPPORT_SECRET must be at least 32 characters (use e.g. `openssl rand -hex 32`)');
+}

@@ -1,6 +1,7 @@
 import { routesOf, type Domain } from '../../domain.js';
 import { supportRoutes } from './routes.js';
 import { SupportService, type SupportDeps } from './service.js';
+export { supportDomain } from './manifest.js';
 
 // The support domain: POST /support/ticket, stored in support_tickets and forwarded to the helpdesk
 // webhook by senders/webhook. An account's tickets go with it.

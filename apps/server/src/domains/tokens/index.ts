@@ -9,6 +9,7 @@ import type { ConfigValues } from '../../config-schema.js';
 import { forgotTokenProven, TokensService } from './service.js';
 import * as store from './store.js';
 import type { AccountResetToken, KeyFetchToken, PasswordChangeToken, PasswordForgotToken, ShortLivedTable, StoredToken } from './store.js';
+export { tokensDomain } from './manifest.js';
 
 // The tokens domain: the short-lived onepw tokens, the auth strategies that find them, and their
 // removal when the account is deleted or its password changes.

@@ -1,6 +1,7 @@
 import { routesOf, type Domain } from '../../domain.js';
 import { twoStepRoutes } from './routes.js';
 import { TwoStepService, type TwoStepDeps } from './service.js';
+export { twoStepDomain } from './manifest.js';
 
 // The two-step domain (issue 12): the authenticator app (TOTP), backup codes, and the session's
 // rise to AAL2. Other domains use its service:

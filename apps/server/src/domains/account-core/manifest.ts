@@ -1,0 +1,26 @@
+import type { ConfigValues } from '../../config-schema.js';
+import { defineDomain } from '../../manifest.js';
+import { accountsConfig } from './config.js';
+import { createAccountRecords, type AccountRecords } from './index.js';
+
+declare module '../../manifest.js' {
+  interface DomainServices {
+    records: AccountRecords;
+  }
+  interface DomainSettings {
+    accounts: ConfigValues<typeof accountsConfig>;
+  }
+}
+
+export const accountCoreDomain = defineDomain({
+  name: 'account-core',
+  key: 'records',
+  config: { key: 'accounts', title: 'Accounts', slice: accountsConfig },
+  create: ({ config, platform }) => ({
+    name: 'account-core',
+    service: createAccountRecords({
+      db: platform.db, lifecycle: platform.lifecycle,
+      codeBudget: { maxFailures: config.codeFailuresMax, resetMaxFailures: config.resetCodeFailuresMax, windowMs: config.codeFailureWindowSeconds * 1000 },
+    }),
+  }),
+});

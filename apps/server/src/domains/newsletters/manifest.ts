@@ -1,0 +1,20 @@
+import type { ConfigValues } from '../../config-schema.js';
+import { defineDomain } from '../../manifest.js';
+import { checkNewslettersConfig, newslettersConfig } from './config.js';
+import { createNewslettersDomain } from './index.js';
+import type { NewslettersService } from './service.js';
+
+declare module '../../manifest.js' {
+  interface DomainServices {
+    newsletters: NewslettersService;
+  }
+  interface DomainSettings {
+    newsletters: ConfigValues<typeof newslettersConfig>;
+  }
+}
+
+export const newslettersDomain = defineDomain({
+  name: 'newsletters',
+  config: { key: 'newsletters', title: 'Newsletters', slice: newslettersConfig, check: checkNewslettersConfig },
+  create: ({ platform }) => createNewslettersDomain({ db: platform.db, clock: platform.clock, webhooks: platform.webhooks }),
+});

@@ -91,13 +91,14 @@ export async function buildDomains(
   manifests: readonly AnyManifest[], platform: Platform, config: Record<string, Record<string, unknown>>,
 ): Promise<{ domains: Domain[]; services: Record<string, unknown> }> {
   const services: Record<string, unknown> = {};
+  // What `needs` may name: every domain's key, and what domains declare they provide (checked once built).
   const known = new Set(manifests.map(serviceKeyOf));
   // Settings of another domain's slice need that domain in `needs`; platform slices are everyone's.
   const sliceOwner = new Map(manifests.filter((m) => m.config).map((m) => [m.config!.key, serviceKeyOf(m)]));
   const domains: Domain[] = [];
   for (const manifest of manifests) {
     const needs = new Set(manifest.needs ?? []);
-    for (const need of needs) if (!known.has(need)) throw new Error(`domain ${manifest.name} needs ${need}, which is not composed`);
+    for (const need of needs) if (!known.has(need) && !(need in services)) throw new Error(`domain ${manifest.name} needs ${need}, which is not composed`);
     let creating = true;
     const view = new Proxy({}, {
       get(_target, key) {
@@ -124,6 +125,10 @@ export async function buildDomains(
     creating = false;
     if (domain.name !== manifest.name) throw new Error(`domain ${manifest.name} returned the name ${domain.name}`);
     services[serviceKeyOf(manifest)] = domain.service;
+    for (const [key, provided] of Object.entries(domain.provides ?? {})) {
+      if (key in services) throw new Error(`domain ${manifest.name} provides ${key}, which another domain provides`);
+      services[key] = provided;
+    }
     domains.push(domain);
   }
   return { domains, services };

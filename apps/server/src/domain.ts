@@ -79,6 +79,8 @@ export interface Domain<S = unknown> {
   install?(server: FastifyInstance): void | Promise<void>;
   /** Releases what it holds (timers, connections) when the server stops. */
   close?(): void | Promise<void>;
+  /** Further services it offers to the domains composed after it, by key (beside `service`). */
+  provides?: Record<string, unknown>;
   /** Starts background work once the server is ready (sweeps, retries left by a previous process). */
   start?(): void;
 }

@@ -3,11 +3,16 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AuthErrorName } from '@tessera/errors';
 import type { Clock } from './clock.js';
 import type { ConfigSlice, ConfigValues } from './config-schema.js';
+import type { Redis } from 'ioredis';
+import type { ConfigValues as Values } from './config-schema.js';
+import type { serverConfig } from './config.js';
 import type { ScryptPool } from './crypto/scrypt-pool.js';
 import type { TokenSecrets } from './crypto/token-secrets.js';
 import type { AccountLifecycle, Domain } from './domain.js';
 import type { AnyTemplate } from './senders/mail/templates.js';
 import type { Mailer } from './senders/mail/mailer.js';
+import type { SigningKey } from './platform/keys/index.js';
+import type { WebhookSender } from './senders/webhook/index.js';
 import type { PushQueue } from './senders/push/index.js';
 import type { SmsSender } from './senders/sms/index.js';
 import type { TesseraMigration } from './storage/migrations/index.js';
@@ -56,8 +61,16 @@ export interface Platform {
   log: FastifyBaseLogger;
   /** Logs a recovered failure (its message only: never a value that may hold a secret). */
   warn(message: string, err: unknown): void;
+  /** The server slice (PUBLIC_URL, caches, …): every domain may read it. */
+  server: Values<typeof serverConfig>;
   production: boolean;
   publicUrl: URL;
+  /** REDIS_URL's connection, for state instances share (null: kept in process). */
+  redis: Redis | null;
+  /** The RSA key that signs JWTs (published at /.well-known/public-keys). */
+  signingKey: SigningKey;
+  /** The signed, retried outgoing webhooks. */
+  webhooks: WebhookSender;
   /** Where the embedded defaults keep their files. */
   dataDir: string;
   mailer: Mailer;

@@ -5,6 +5,7 @@ import { MIGRATIONS } from '../../src/storage/migrations/index.js';
 import { isUniqueViolation, migrateToLatest, openStorage, type DialectName, type Storage } from '../../src/storage/db.js';
 import { findAccount, findAccountByEmail, insertAccount, insertEmail, markEmailVerified, type Account } from '../../src/domains/account-core/store.js';
 import { insertSession, findSessionWithAccount, type Session } from '../../src/domains/sessions/store.js';
+import { secondFactorReads } from '../../src/domains/two-step/second-factor-port.js';
 import { checkSessionCode, issueSessionCode } from '../../src/domains/sessions/codes.js';
 import { deleteAccountResetToken, findKeyFetchToken, insertKeyFetchToken, replaceAccountResetToken } from '../../src/domains/tokens/store.js';
 import { databaseUrlFor, freshDatabase } from '../harness.js';
@@ -104,7 +105,7 @@ describe.each(dialects)('storage contract (%s)', (dialect) => {
     await insertAccount(storage.db, a);
     const s = session(a.uid);
     await insertSession(storage.db, s);
-    const loaded = await findSessionWithAccount(storage.db, s.id);
+    const loaded = await findSessionWithAccount(storage.db, s.id, secondFactorReads);
     expect(loaded).toMatchObject({ id: s.id, mustVerify: true, tokenVerificationId: s.tokenVerificationId, ua: s.ua, account: { emailVerified: true } });
     const kft = randomHex(32);
     await insertKeyFetchToken(storage.db, { id: kft, sealedAuthKey: randomHex(32), hawkOnly: true, uid: a.uid, keyBundle: randomHex(96), sessionTokenId: s.id, createdAt: 1 });
@@ -131,7 +132,7 @@ describe.each(dialects)('storage contract (%s)', (dialect) => {
     // Two wrong codes are counted; the third ends the session, and nothing of it is left.
     expect(results.filter((r) => r === 'wrong')).toHaveLength(2);
     expect(results).toContain('spent');
-    expect(await findSessionWithAccount(storage.db, s.id)).toBeNull();
+    expect(await findSessionWithAccount(storage.db, s.id, secondFactorReads)).toBeNull();
   });
 
   it('never grants more code tries than allowed, even to parallel guesses', async () => {

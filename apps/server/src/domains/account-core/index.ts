@@ -11,6 +11,9 @@ import { AccountRecords, type CodeBudget } from './records.js';
 export { AccountRecords, type CodeBudget, type CodeBudgetKind } from './records.js';
 export { accountsConfig } from './config.js';
 export { passwordEmailOf, type Account, type EmailRecord, type PasswordFields } from './store.js';
+export { joinAccountSummary, type AccountSummaryColumns } from './read-ports.js';
+/** The secondary addresses' rows, for the secondary-emails domain (the table is the account core's). */
+export * as secondaryAddresses from './secondary-addresses-store.js';
 
 /** The account core's records; built before the domains that read accounts (emails, passwords). */
 export function createAccountRecords(deps: { db: Kysely<Database>; lifecycle: AccountLifecycle; codeBudget: CodeBudget }): AccountRecords {

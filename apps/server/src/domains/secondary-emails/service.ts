@@ -10,7 +10,7 @@ import { isUniqueViolation } from '../../storage/db.js';
 import type { Database } from '../../storage/schema.js';
 import type { Account, AccountRecords } from '../account-core/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
-import * as store from './store.js';
+import { secondaryAddresses as store } from '../account-core/index.js';
 
 // Secondary (recovery) addresses of an account (spec 1 §4 "Account emails", §7; protocol.md §5.9).
 // An address is added unconfirmed and proven by a 6-digit code mailed to it; only a proven address

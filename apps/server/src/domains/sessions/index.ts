@@ -9,7 +9,7 @@ import type { WriteEpoch } from '../../storage/write-epoch.js';
 import { ReadCache } from '../../storage/read-cache.js';
 import { sessionRoutes } from './routes.js';
 import { aalRefusal, SessionsService, type Locate } from './service.js';
-import { deleteOtherSessions, findSessionWithAccount, markSessionHawkOnly, type SessionWithAccount } from './store.js';
+import { deleteOtherSessions, markSessionHawkOnly, type SessionWithAccount } from './store.js';
 export { sessionsDomain } from './manifest.js';
 
 // The sessions domain: session tokens, their confirmation state and codes, the session strategies
@@ -17,7 +17,7 @@ export { sessionsDomain } from './manifest.js';
 
 export { signinConfig } from './config.js';
 export { aalRefusal, meetsMinimumAal, SessionsService, verificationState, type Locate, type SessionEndedListener, type SessionStart } from './service.js';
-export { isSessionVerified, methodName, sessionAal, SECOND_FACTOR_METHODS, VERIFICATION_METHODS, type SecondFactorMethod, type Session, type SessionLocation, type SessionWithAccount, type VerificationMethodName } from './store.js';
+export { isSessionVerified, methodName, sessionAal, SECOND_FACTOR_METHODS, VERIFICATION_METHODS, type SecondFactorMethod, type Session, type SecondFactorPort, type SessionLocation, type SessionWithAccount, type VerificationMethodName } from './store.js';
 export type { CodeCheck } from './codes.js';
 export { describeDevice, parseUserAgent } from './user-agent.js';
 
@@ -67,7 +67,7 @@ export function createSessionsDomain(deps: SessionsDomainDeps): Domain<SessionsS
       const cached = cache.get(id, now);
       if (cached) return checkLive(cached, now);
       const epoch = cache.mark();
-      return findSessionWithAccount(db, secrets.handle('sessionToken', id)).then((s) => {
+      return sessions.findWithAccount(db, secrets.handle('sessionToken', id)).then((s) => {
         if (!s) return null;
         cache.set(id, s, now, epoch);
         return checkLive(s, now);

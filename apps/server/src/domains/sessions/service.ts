@@ -12,7 +12,7 @@ import { checkSessionCode, clearSessionCode, issueSessionCode, type CodeCheck } 
 import {
   awaitsSecondFactor, deleteSession, findSession, findSessionByName, findSessionWithAccount, insertSession, isSessionVerified, listSessionsAwaiting, listSessionsOf,
   markSessionsVerifiedByVerificationId, elevateSession, markSessionVerified, sessionAal, setSessionAuthAt, setSessionHasDevice, touchSession,
-  type EmailVerificationMethod, type SecondFactorMethod, type Session, type SessionLocation, type SessionWithAccount, type VerificationMethodName,
+  type EmailVerificationMethod, type SecondFactorMethod, type SecondFactorPort, type Session, type SessionLocation, type SessionWithAccount, type VerificationMethodName,
 } from './store.js';
 import { parseUserAgent } from './user-agent.js';
 
@@ -123,7 +123,19 @@ export type SessionEndedListener = (db: Executor, uid: string, sessionId: string
 export class SessionsService {
   private readonly endedListeners: SessionEndedListener[] = [];
 
+  /** The two-step domain's read port, once it is composed (acceptSecondFactor); until then no account has a second factor. */
+  private secondFactor: SecondFactorPort | null = null;
+
   constructor(private readonly deps: SessionsDeps) {}
+
+  /**
+   * The second-factor domain (two-step, a floor above) hands in its read port when it is
+   * composed: from then on the session lookup carries whether the account has a second factor on,
+   * and confirmations by email leave such an account's sessions waiting.
+   */
+  acceptSecondFactor(port: SecondFactorPort): void {
+    this.secondFactor = port;
+  }
 
   /** Registers a listener for sessions that end one by one (see SessionEndedListener). */
   onSessionEnded(listener: SessionEndedListener): void {
@@ -167,7 +179,7 @@ export class SessionsService {
 
   /** The session of this handle with its account's facts (two-step on or not), read now, not from the cache. */
   findWithAccount(db: Executor, id: string): Promise<SessionWithAccount | null> {
-    return findSessionWithAccount(db, id);
+    return findSessionWithAccount(db, id, this.secondFactor);
   }
 
   /**
@@ -204,7 +216,7 @@ export class SessionsService {
    * second factor (issue 22: never confirmed by email once the account has two-step on).
    */
   markVerified(db: Executor, id: string, method: EmailVerificationMethod, now: number): Promise<boolean> {
-    return markSessionVerified(db, id, method, now);
+    return markSessionVerified(db, id, method, now, this.secondFactor);
   }
 
   /**
@@ -220,7 +232,7 @@ export class SessionsService {
    * account has two-step on: its sessions wait for the second factor (issue 22).
    */
   markVerifiedByVerificationId(db: Executor, uid: string, tokenVerificationId: string, method: EmailVerificationMethod, now: number): Promise<number> {
-    return markSessionsVerifiedByVerificationId(db, uid, tokenVerificationId, method, now);
+    return markSessionsVerifiedByVerificationId(db, uid, tokenVerificationId, method, now, this.secondFactor);
   }
 
   /** The sessions still waiting on this tokenVerificationId. */

@@ -1,7 +1,9 @@
-import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { preparedQuery } from '../../storage/prepared.js';
 import type { Database, SessionTokensTable } from '../../storage/schema.js';
 import type { Executor } from '../../storage/executor.js';
+import type { ColumnsJoin } from '../../storage/read-port.js';
+import { joinAccountSummary, type AccountSummaryColumns } from '../account-core/index.js';
 
 /** How a session was confirmed, as stored (protocol.md §2.3). */
 export const VERIFICATION_METHODS = { email: 0, 'email-2fa': 1, 'totp-2fa': 2, 'recovery-code': 3, 'sms-2fa': 4 } as const;
@@ -136,32 +138,47 @@ export async function insertSession(db: Executor, s: Session): Promise<void> {
   }).execute();
 }
 
-// Behind every session-authenticated request: compiled once, run with the id. It joins the account
-// core's table read-only — the one read of another domain's table, kept because this lookup runs
-// on every authenticated request (one indexed query instead of two); writes go through services.
-const sessionWithAccount = preparedQuery<SessionWithAccountRow, [string]>((db) => db
-  .selectFrom('session_tokens as s')
-  .innerJoin('accounts as a', 'a.uid', 's.uid')
-  .selectAll('s')
-  .select(['a.email', 'a.email_verified', 'a.verifier_set_at', 'a.locale', 'a.disabled_at'])
-  // Issue 12: whether the account has two-step on (its minimum AAL is 2), read with the session so
-  // that the AAL check of every confirmed-session route costs no query. The totp row is keyed by uid.
-  .leftJoin('totp as t', (j) => j.onRef('t.uid', '=', 's.uid').on('t.enabled', '=', sql.lit(1)))
-  .select('t.uid as totp_uid')
-  .where('s.id_hash', '=', ''));
+/**
+ * What sessions read of the account's second factor inside their own queries: the two-step domain,
+ * a floor above, provides it (it owns the `totp` table) when it is composed; without it no account
+ * has a second factor. Issue 12: read with the session, so that the AAL check of every
+ * confirmed-session route costs no query.
+ */
+export interface SecondFactorPort {
+  /** Adds `second_factor_uid` to the query, non-null when the account (of `uidColumn`) has a second factor on. */
+  join: ColumnsJoin<{ second_factor_uid: string | null }>;
+  /** The condition that the account of a `session_tokens` row has no second factor on. */
+  absent(eb: ExpressionBuilder<Database, 'session_tokens'>): Expression<SqlBool>;
+}
 
-type SessionWithAccountRow = Selectable<SessionTokensTable> & {
-  email: string; email_verified: number; verifier_set_at: number; locale: string | null; disabled_at: number | null; totp_uid: string | null;
-};
+// Behind every session-authenticated request: compiled once per port and executor, run with the id.
+// The account's columns (and its second factor's) come through the owners' read ports, in the same
+// query: one indexed query instead of two on every authenticated request; writes go through services.
+function sessionWithAccount(secondFactor: SecondFactorPort | null) {
+  return preparedQuery<SessionWithAccountRow, [string]>((db) => {
+    const withAccount = joinAccountSummary(db.selectFrom('session_tokens as s').selectAll('s'), 's.uid');
+    return (secondFactor ? secondFactor.join(withAccount, 's.uid') : withAccount.select(sql<null>`null`.as('second_factor_uid')))
+      .where('s.id_hash', '=', '');
+  });
+}
+const lookups = new Map<SecondFactorPort | null, ReturnType<typeof sessionWithAccount>>();
 
-export async function findSessionWithAccount(db: Executor, id: string): Promise<SessionWithAccount | null> {
-  const [row] = await sessionWithAccount(db as Kysely<Database>, id);
+type SessionWithAccountRow = Selectable<SessionTokensTable> & AccountSummaryColumns & { second_factor_uid: string | null };
+
+/** The session and its account, with whether the account has a second factor on (`secondFactor`: the two-step domain's port, null without one). */
+export async function findSessionWithAccount(db: Executor, id: string, secondFactor: SecondFactorPort | null): Promise<SessionWithAccount | null> {
+  let lookup = lookups.get(secondFactor);
+  if (!lookup) {
+    lookup = sessionWithAccount(secondFactor);
+    lookups.set(secondFactor, lookup);
+  }
+  const [row] = await lookup(db as Kysely<Database>, id);
   if (!row) return null;
   return {
     ...rowToSession(row),
     account: {
       email: row.email, emailVerified: row.email_verified === 1, verifierSetAt: row.verifier_set_at,
-      locale: row.locale, disabledAt: row.disabled_at, twoStep: row.totp_uid !== null,
+      locale: row.locale, disabledAt: row.disabled_at, twoStep: row.second_factor_uid !== null,
     },
   };
 }
@@ -237,23 +254,20 @@ const confirmed = (method: VerificationMethodName, now: number) => ({
  * Issue 22: the condition of every confirmation by email — the session's account does not have
  * two-step on (its sessions wait for the second factor, see awaitsSecondFactor). It is part of the
  * UPDATE itself, so that no caller can confirm such a session by email, whatever it checked before;
- * it reads the two-step domain's table (read-only), as the session lookup does.
+ * the two-step domain's port writes it (read-only), as it does for the session lookup.
  */
-const withoutTwoStep = (eb: ExpressionBuilder<Database, 'session_tokens'>) => eb.not(eb.exists(
-  eb.selectFrom('totp').select('totp.uid').whereRef('totp.uid', '=', 'session_tokens.uid').where('totp.enabled', '=', 1),
-));
-
+const withoutSecondFactor = (secondFactor: SecondFactorPort) => (eb: ExpressionBuilder<Database, 'session_tokens'>) => secondFactor.absent(eb);
 /**
  * Confirms one session by email; false when it was already confirmed, is gone, or waits for the
  * second factor (its account has two-step on).
  */
-export async function markSessionVerified(db: Executor, id: string, method: EmailVerificationMethod, now: number): Promise<boolean> {
+export async function markSessionVerified(db: Executor, id: string, method: EmailVerificationMethod, now: number, secondFactor: SecondFactorPort | null): Promise<boolean> {
   const r = await db
     .updateTable('session_tokens')
     .set(confirmed(method, now))
     .where('id_hash', '=', id)
     .where('token_verification_id', 'is not', null)
-    .where(withoutTwoStep)
+    .$if(secondFactor !== null, (q) => q.where(withoutSecondFactor(secondFactor!)))
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
@@ -269,14 +283,14 @@ export async function elevateSession(db: Executor, id: string, method: Verificat
  * wait for the second factor (the account has two-step on): then none.
  */
 export async function markSessionsVerifiedByVerificationId(
-  db: Executor, uid: string, tokenVerificationId: string, method: EmailVerificationMethod, now: number,
+  db: Executor, uid: string, tokenVerificationId: string, method: EmailVerificationMethod, now: number, secondFactor: SecondFactorPort | null,
 ): Promise<number> {
   const r = await db
     .updateTable('session_tokens')
     .set(confirmed(method, now))
     .where('uid', '=', uid)
     .where('token_verification_id', '=', tokenVerificationId)
-    .where(withoutTwoStep)
+    .$if(secondFactor !== null, (q) => q.where(withoutSecondFactor(secondFactor!)))
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
 }

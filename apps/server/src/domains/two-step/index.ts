@@ -1,5 +1,6 @@
 import { routesOf, type Domain } from '../../domain.js';
 import { twoStepRoutes } from './routes.js';
+import { secondFactorReads } from './second-factor-port.js';
 import { TwoStepService, type TwoStepDeps } from './service.js';
 export { twoStepDomain } from './manifest.js';
 
@@ -18,6 +19,8 @@ export { SecretBox } from './secret-box.js';
 
 export function createTwoStepDomain(deps: TwoStepDeps): Domain<TwoStepService> {
   const twoStep = new TwoStepService(deps);
+  // Sessions (a floor below) read whether an account has two-step on through this domain's port.
+  deps.sessions.acceptSecondFactor(secondFactorReads);
   return {
     name: 'two-step',
     service: twoStep,

@@ -2,10 +2,12 @@ import type { Selectable } from 'kysely';
 import type { Executor } from '../../storage/executor.js';
 import type { EmailsTable } from '../../storage/schema.js';
 
-// The secondary rows of the `emails` table. The account core owns the table (it writes the primary
-// row at sign-up and deletes every row with the account); this domain adds, proves, removes and
-// promotes the other rows. The primary key on normalized_email makes an address one account's,
-// primary or secondary, confirmed or pending: a lost race is a failed INSERT, never two owners.
+// The secondary rows of the `emails` table, which the account core owns (it writes the primary row
+// at sign-up and deletes every row with the account): the secondary-emails domain adds, proves,
+// removes and promotes the other rows through these functions (account-core/index.ts exports them
+// as `secondaryAddresses`), so that only the table's owner names it. The primary key on
+// normalized_email makes an address one account's, primary or secondary, confirmed or pending: a
+// lost race is a failed INSERT, never two owners.
 
 export interface AddressRecord {
   email: string;

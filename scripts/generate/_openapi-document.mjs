@@ -3,10 +3,13 @@
 // that scripts/generate.mjs does not run as modules.
 import { buildOpenApiDocument } from '@tessera/server/openapi';
 
-let built;
+const built = new Map();
 
-/** A fresh copy each call, so one module cannot change what another reads. */
-export async function openApiDocument() {
-  built ??= buildOpenApiDocument();
-  return structuredClone(await built);
+/**
+ * A fresh copy each call, so one module cannot change what another reads. `domains`: another
+ * domain list than the server's DOMAINS (a test composes one with a fixture domain).
+ */
+export async function openApiDocument(domains) {
+  if (!built.has(domains)) built.set(domains, buildOpenApiDocument(domains));
+  return structuredClone(await built.get(domains));
 }

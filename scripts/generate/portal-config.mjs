@@ -2,12 +2,11 @@
 // and README's configuration table, both from the config declarations (domain config.ts files).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CONFIG_SLICES } from '@tessera/server/docs';
+import { configSlices } from '@tessera/server/docs';
 import { cell, code, table, HEADER } from '../../apps/portal/scripts/markdown.mjs';
 
 export const name = 'portal-config';
 
-const GROUPS = { server: 'Server', tokens: 'Token lifetimes', signin: 'Sign-in confirmation', accounts: 'Accounts', rateLimit: 'Rate limiting', securityEvents: 'Security events', linkedAccounts: 'Linked accounts (Google, Apple)', mail: 'Mail', geo: 'Locations and geo eligibility', support: 'Support tickets', newsletters: 'Newsletters', webhooks: 'Webhooks (support, newsletters)' };
 
 function defaultText(key) {
   if (key.defaultText) return key.defaultText;
@@ -23,12 +22,15 @@ function rows(slice, esc) {
 /** README keeps plain Markdown (no MDX escaping). */
 const plain = (s) => String(s).replace(/\|/g, '\\|');
 
-export async function outputs({ root }) {
-  const portal = Object.entries(CONFIG_SLICES)
-    .map(([id, slice]) => `### ${GROUPS[id] ?? id}\n\n${table(['Variable', 'Default', 'What it does'], rows(slice, cell))}\n`)
+/** `domains`: another domain list than the server's DOMAINS (a test composes one with a fixture domain). */
+export async function outputs({ root, domains }) {
+  // The platform's slices, then each domain's in the order of the domain list, under its manifest's title.
+  const slices = Object.values(configSlices(domains));
+  const portal = slices
+    .map(({ title, slice }) => `### ${title}\n\n${table(['Variable', 'Default', 'What it does'], rows(slice, cell))}\n`)
     .join('\n');
-  const readmeTable = Object.entries(CONFIG_SLICES)
-    .map(([id, slice]) => `**${GROUPS[id] ?? id}**\n\n${table(['Variable', 'Default', 'What it does'], rows(slice, plain))}\n`)
+  const readmeTable = slices
+    .map(({ title, slice }) => `**${title}**\n\n${table(['Variable', 'Default', 'What it does'], rows(slice, plain))}\n`)
     .join('\n');
   const readmePath = join(root, 'README.md');
   const readme = await readFile(readmePath, 'utf8');
@@ -39,7 +41,7 @@ export async function outputs({ root }) {
   if (i < 0 || j < i) throw new Error(`README.md lacks the ${start} … ${end} markers`);
   const newReadme = `${readme.slice(0, i + start.length)}\n${readmeTable}${readme.slice(j)}`;
   return [
-    { path: 'apps/portal/docs/_generated/configuration.md', content: HEADER('the config declarations (apps/server/src/**/config.ts)') + portal },
+    { path: 'apps/portal/docs/_generated/configuration.md', content: HEADER('the config declarations: the platform\'s (apps/server/src/config.ts) and each domain manifest\'s') + portal },
     { path: 'README.md', content: newReadme },
   ];
 }

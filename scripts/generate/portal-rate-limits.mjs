@@ -1,17 +1,17 @@
 // The rate-limiting rules in force by default and which routes count as which action: the
 // portal's rate-limiting page, from apps/server/src/domains/customs/rules.ts (the rules) and the
 // routes' `config.rateLimit` (as the OpenAPI document's `x-rate-limit` states it).
-import { DEFAULT_RULES, formatDuration, parseRules } from '@tessera/server/docs';
+import { composeDeclarations, DOMAINS, formatDuration, parseRules } from '@tessera/server/docs';
 import { openApiDocument } from './_openapi-document.mjs';
 import { cell, code, table, HEADER } from '../../apps/portal/scripts/markdown.mjs';
 
 export const name = 'portal-rate-limits';
 
-export async function outputs() {
-  const rules = parseRules(DEFAULT_RULES);
+export async function outputs({ domains } = {}) {
+  const rules = parseRules(composeDeclarations(domains ?? DOMAINS).rateLimitRules);
   const ruleRows = rules.map((r) => [code(r.action), code(r.property), String(r.max), formatDuration(r.windowMs), formatDuration(r.durationMs), code(r.policy)]);
 
-  const doc = await openApiDocument();
+  const doc = await openApiDocument(domains);
   const routeRows = [];
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
@@ -27,7 +27,7 @@ export async function outputs() {
   }
   routeRows.sort((a, b) => a[0].localeCompare(b[0]));
 
-  const content = HEADER('apps/server/src/domains/customs/rules.ts and the routes\' config.rateLimit') +
+  const content = HEADER('the rules each domain manifest declares (customs: the protocol\'s set) and the routes\' config.rateLimit') +
     `### Default rules\n\n${rules.length} rules. Set \`RATE_LIMIT_RULES_FILE\` to replace them, \`RATE_LIMIT_RULES\` to change some.\n\n` +
     table(['Action', 'Property', 'Max attempts', 'Window', 'Duration', 'Policy'], ruleRows) + '\n\n' +
     `### Which route counts as which action\n\n` +

@@ -10,8 +10,20 @@ declare module '../../manifest.js' {
   }
 }
 
+/** The security events this domain records (its manifest's `securityEvents`; the portal's page lists them). */
+const SECURITY_EVENTS = {
+  'account.login': 'A sign-in with the password started a new session. `verified` is false while the sign-in (or the sign-up) waits for confirmation by email.',
+  'account.login.failure': 'A wrong password was given for the account: at sign-in, or when a session had to prove the password again (reauthentication, password change, account deletion).',
+} as const;
+
+declare module '../security-events/index.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
+}
+
 export const accountsDomain = defineDomain({
   name: 'accounts',
+  securityEvents: SECURITY_EVENTS,
   needs: ['records', 'sessions', 'tokens', 'oauth', 'emails', 'customs', 'securityEvents', 'linkedAccounts', 'twoStep', 'secondaryEmails'],
   create: ({ platform, services, settings }) => {
     const accounts = settings('accounts');

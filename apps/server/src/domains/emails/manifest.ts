@@ -8,8 +8,19 @@ declare module '../../manifest.js' {
   }
 }
 
+/** The security events this domain records (its manifest's `securityEvents`; the portal's page lists them). */
+const SECURITY_EVENTS = {
+  'account.login.confirmed': 'A waiting sign-in was confirmed with the emailed code or link (`additionalInfo.method`: `code` or `link`).',
+} as const;
+
+declare module '../security-events/index.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
+}
+
 export const emailsDomain = defineDomain({
   name: 'emails',
+  securityEvents: SECURITY_EVENTS,
   needs: ['records', 'sessions', 'securityEvents'],
   create: ({ platform, services, settings }) => {
     const signin = settings('signin');

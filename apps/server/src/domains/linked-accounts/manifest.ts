@@ -13,8 +13,21 @@ declare module '../../manifest.js' {
   }
 }
 
+/** The security events this domain records (its manifest's `securityEvents`; the portal's page lists them). */
+const SECURITY_EVENTS = {
+  'account.linked': 'A Google or Apple account was linked to the account by a sign-in with it (`additionalInfo.provider`).',
+  'account.linked_login': 'A sign-in with a linked Google or Apple account started a new session (`additionalInfo.provider`). `verified` is false while the session waits for the account\'s second factor.',
+  'account.unlinked': 'A Google or Apple link was removed with `/linked_account/unlink`, or Apple reported the person revoked consent or deleted the Apple ID (`additionalInfo.provider`, `additionalInfo.reason`); the sessions it opened ended.',
+} as const;
+
+declare module '../security-events/index.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
+}
+
 export const linkedAccountsDomain = defineDomain({
   name: 'linked-accounts',
+  securityEvents: SECURITY_EVENTS,
   needs: ['records', 'sessions', 'securityEvents', 'twoStep', 'secondaryEmails'],
   config: { key: 'linkedAccounts', title: 'Linked accounts (Google, Apple)', slice: linkedAccountsConfig, check: checkLinkedAccountsConfig },
   create: ({ config, platform, services }) => createLinkedAccountsDomain({

@@ -12,8 +12,19 @@ declare module '../../manifest.js' {
   }
 }
 
+/** The security events this domain records (its manifest's `securityEvents`; the portal's page lists them). */
+const SECURITY_EVENTS = {
+  'account.oauth_refresh_token_reused': 'A refresh token that a refresh with rotation or a token exchange had already replaced was presented again: someone holds a copy of it, so the app\'s sign-in it belonged to ended, its refresh and access tokens (`additionalInfo.clientId`: the app). The network is that of the request that presented the old token. Not recorded for a token replaced before migration 0020, nor for one older than grant ids (migration 0019).',
+} as const;
+
+declare module '../security-events/index.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
+}
+
 export const oauthDomain = defineDomain({
   name: 'oauth',
+  securityEvents: SECURITY_EVENTS,
   needs: ['records', 'securityEvents', 'twoStep'],
   config: { key: 'oauth', title: 'OAuth and OpenID Connect', slice: oauthConfig },
   create: async ({ config, platform, services }) => {

@@ -8,8 +8,20 @@ declare module '../../manifest.js' {
   }
 }
 
+/** The security events this domain records (its manifest's `securityEvents`; the portal's page lists them). */
+const SECURITY_EVENTS = {
+  'account.recovery_key_added': 'A recovery key was stored and counts (`/recoveryKey` with `enabled`, or `/recoveryKey/verify` confirming a pending one; `additionalInfo.replaced`: `true` when it replaced an earlier key).',
+  'account.recovery_key_removed': 'The account\'s recovery key was deleted (`DELETE /recoveryKey`). A password reset that spends or voids the key records `account.password_reset` instead.',
+} as const;
+
+declare module '../security-events/index.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
+}
+
 export const recoveryKeysDomain = defineDomain({
   name: 'recovery-keys',
+  securityEvents: SECURITY_EVENTS,
   needs: ['records', 'securityEvents', 'accountResetTokenStrategy'],
   create: ({ platform, services }) => createRecoveryKeysDomain({
     db: platform.db, clock: platform.clock, mailer: platform.mailer, records: services.records, securityEvents: services.securityEvents,

@@ -13,8 +13,22 @@ declare module '../../manifest.js' {
   }
 }
 
+/** The security events this domain records (its manifest's `securityEvents`; the portal's page lists them). */
+const SECURITY_EVENTS = {
+  'account.recovery_phone_added': 'A recovery phone was confirmed with its SMS code (`/recovery_phone/confirm`).',
+  'account.recovery_phone_changed': 'The recovery phone was replaced by a number confirmed with its SMS code (`/mfa/recovery_phone/change`).',
+  'account.recovery_phone_removed': 'The recovery phone was removed (`DELETE /recovery_phone`, or with two-step authentication).',
+  'account.recovery_phone_reset_verified': 'During a password reset, an SMS code to the recovery phone stood in for the second factor (`/recovery_phone/reset_password/confirm`).',
+} as const;
+
+declare module '../security-events/index.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
+}
+
 export const recoveryPhoneDomain = defineDomain({
   name: 'recovery-phone',
+  securityEvents: SECURITY_EVENTS,
   needs: ['records', 'securityEvents', 'twoStep'],
   config: { key: 'recoveryPhone', title: 'Recovery phone', slice: recoveryPhoneConfig },
   create: ({ config, platform, services }) => createRecoveryPhoneDomain({

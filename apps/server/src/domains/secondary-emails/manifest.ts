@@ -13,8 +13,22 @@ declare module '../../manifest.js' {
   }
 }
 
+/** The security events this domain records (its manifest's `securityEvents`; the portal's page lists them). */
+const SECURITY_EVENTS = {
+  'account.secondary_email_added': 'A secondary address was added, unconfirmed (`/recovery_email`).',
+  'account.secondary_email_verified': 'A secondary address was confirmed with its emailed code (`/recovery_email/secondary/verify_code`).',
+  'account.secondary_email_removed': 'A secondary address was removed (`/recovery_email/destroy`), or an unconfirmed one was released because Google or Apple verified it for another person\'s sign-in (`additionalInfo.reason`).',
+  'account.primary_email_changed': 'A confirmed secondary address became the primary (`/recovery_email/set_primary`); the old primary stays as a secondary address.',
+} as const;
+
+declare module '../security-events/index.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
+}
+
 export const secondaryEmailsDomain = defineDomain({
   name: 'secondary-emails',
+  securityEvents: SECURITY_EVENTS,
   needs: ['records', 'securityEvents'],
   config: { key: 'secondaryEmails', title: 'Secondary addresses', slice: secondaryEmailsConfig },
   create: ({ config, platform, services }) => createSecondaryEmailsDomain({

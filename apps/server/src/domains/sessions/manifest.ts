@@ -13,8 +13,19 @@ declare module '../../manifest.js' {
   }
 }
 
+/** The security events this domain records (its manifest's `securityEvents`; the portal's page lists them). */
+const SECURITY_EVENTS = {
+  'session.destroy': 'A session was signed out with `/session/destroy` (`additionalInfo.session`: `current`, or `other` when it named another session of the account).',
+} as const;
+
+declare module '../security-events/index.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
+}
+
 export const sessionsDomain = defineDomain({
   name: 'sessions',
+  securityEvents: SECURITY_EVENTS,
   needs: ['securityEvents', 'geo', 'tokens'],
   config: { key: 'signin', title: 'Sign-in confirmation', slice: signinConfig },
   create: ({ platform, services, settings }) => createSessionsDomain({

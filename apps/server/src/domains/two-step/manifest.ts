@@ -13,8 +13,23 @@ declare module '../../manifest.js' {
   }
 }
 
+/** The security events this domain records (its manifest's `securityEvents`; the portal's page lists them). */
+const SECURITY_EVENTS = {
+  'account.two_step_enabled': 'Two-step authentication was turned on (`/totp/setup/complete`): sign-ins now need a code from the authenticator app, a backup code or the recovery phone.',
+  'account.two_step_disabled': 'Two-step authentication was turned off (`/totp/destroy`); the backup codes went with it.',
+  'account.two_step_replaced': 'The authenticator app was replaced by a new one (`/totp/replace/confirm`); codes of the old app no longer work.',
+  'account.two_step_session_verified': 'A session was confirmed by a second factor (`additionalInfo.method`: `totp-2fa`, `recovery-code` or `sms-2fa`) and reached AAL2.',
+  'account.recovery_codes_replaced': 'New backup codes replaced every earlier one (`/recoveryCodes`).',
+} as const;
+
+declare module '../security-events/index.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
+}
+
 export const twoStepDomain = defineDomain({
   name: 'two-step',
+  securityEvents: SECURITY_EVENTS,
   needs: ['records', 'sessions', 'tokens', 'securityEvents'],
   config: { key: 'twoStep', title: 'Two-step authentication', slice: twoStepConfig },
   create: ({ config, platform, services }) => createTwoStepDomain({

@@ -21,8 +21,35 @@ declare module '../security-events/index.js' {
   interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
 }
 
+/** Default rate-limit rules of this domain's actions (protocol.md §7.1 grammar; customs composes them). */
+const RATE_LIMITS = `
+# Account creation and existence checks.
+accountCreate                    : ip       : 100 : 24 hours   : 24 hours   : block
+accountStatusCheck               : ip       : 100 : 15 minutes : 15 minutes : block
+getCredentialsStatus             : ip       : 100 : 15 minutes : 15 minutes : block
+
+# Sign-in.
+accountLogin                     : ip_email : 5   : 15 minutes : 15 minutes : block
+accountLogin                     : ip       : 100 : 24 hours   : 15 minutes : ban
+accountLogin                     : email    : 50  : 24 hours   : 24 hours   : block
+authenticatedAccountLogin        : ip_uid   : 5   : 15 minutes : 15 minutes : block
+authenticatedAccountLogin        : ip       : 100 : 24 hours   : 15 minutes : ban
+authenticatedAccountLogin        : email    : 50  : 24 hours   : 24 hours   : block
+
+# Unblock codes.
+sendUnblockCode                  : ip_email : 5   : 15 minutes : 15 minutes : block
+sendUnblockCode                  : ip       : 100 : 24 hours   : 15 minutes : ban
+sendUnblockCode                  : email    : 10  : 24 hours   : 24 hours   : block
+rejectUnblockCode                : ip       : 100 : 24 hours   : 15 minutes : ban
+
+# Account deletion.
+accountDestroy                   : ip_uid   : 5   : 15 minutes : 15 minutes : block
+accountDestroy                   : ip       : 100 : 24 hours   : 15 minutes : ban
+`;
+
 export const accountsDomain = defineDomain({
   name: 'accounts',
+  rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'sessions', 'tokens', 'oauth', 'emails', 'customs', 'securityEvents', 'linkedAccounts', 'twoStep', 'secondaryEmails'],
   create: ({ platform, services, settings }) => {

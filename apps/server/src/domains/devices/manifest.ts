@@ -13,8 +13,17 @@ declare module '../../manifest.js' {
   }
 }
 
+/** Default rate-limit rules of this domain's actions (protocol.md §7.1 grammar; customs composes them). */
+const RATE_LIMITS = `
+# Device commands: each is stored for its target and pushed to it (a sign-in confirmed at the
+# account's AAL sends them; DEVICE_COMMANDS_PENDING_MAX also caps what waits for one device).
+invokeDeviceCommand              : ip_uid   : 300 : 15 minutes : 15 minutes : block
+invokeDeviceCommand              : uid      : 1000 : 24 hours  : 1 hour     : block
+`;
+
 export const devicesDomain = defineDomain({
   name: 'devices',
+  rateLimits: RATE_LIMITS,
   needs: ['sessions', 'emails', 'linkedAccounts', 'oauth'],
   config: { key: 'devices', title: 'Devices and push', slice: devicesConfig },
   create: ({ config, platform, services, settings }) => {

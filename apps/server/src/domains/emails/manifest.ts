@@ -18,8 +18,24 @@ declare module '../security-events/index.js' {
   interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
 }
 
+/** Default rate-limit rules of this domain's actions (protocol.md §7.1 grammar; customs composes them). */
+const RATE_LIMITS = `
+# Emailed codes: sends per address and per client address, checks per account.
+sendVerifyCode                   : ip_uid   : 5   : 15 minutes : 15 minutes : block
+sendVerifyCode                   : ip       : 100 : 24 hours   : 15 minutes : ban
+sendVerifyCode                   : uid      : 20  : 24 hours   : 24 hours   : block
+recoveryEmailResendCode          : ip_uid   : 5   : 15 minutes : 15 minutes : block
+recoveryEmailResendCode          : ip       : 100 : 24 hours   : 15 minutes : ban
+recoveryEmailResendCode          : uid      : 20  : 24 hours   : 24 hours   : block
+recoveryEmailVerifyCode          : ip_uid   : 10  : 10 minutes : 30 minutes : block
+recoveryEmailVerifyCode          : ip       : 100 : 24 hours   : 15 minutes : ban
+verifySessionCode                : ip_uid   : 10  : 15 minutes : 15 minutes : block
+verifySessionCode                : ip       : 100 : 24 hours   : 15 minutes : ban
+`;
+
 export const emailsDomain = defineDomain({
   name: 'emails',
+  rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'sessions', 'securityEvents'],
   create: ({ platform, services, settings }) => {

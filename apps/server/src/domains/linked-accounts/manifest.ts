@@ -25,8 +25,18 @@ declare module '../security-events/index.js' {
   interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
 }
 
+/** Default rate-limit rules of this domain's actions (protocol.md §7.1 grammar; customs composes them). */
+const RATE_LIMITS = `
+# Sign-in with Google and Apple: each attempt costs a signature check and, for an unknown key, a
+# fetch of the provider's keys. Apple's notifications come from Apple's servers.
+linkedAccountLogin               : ip       : 100 : 15 minutes : 15 minutes : block
+linkedAccountLogin               : ip       : 500 : 24 hours   : 15 minutes : ban
+linkedAccountNotification        : ip       : 1000 : 15 minutes : 15 minutes : block
+`;
+
 export const linkedAccountsDomain = defineDomain({
   name: 'linked-accounts',
+  rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'sessions', 'securityEvents', 'twoStep', 'secondaryEmails'],
   config: { key: 'linkedAccounts', title: 'Linked accounts (Google, Apple)', slice: linkedAccountsConfig, check: checkLinkedAccountsConfig },

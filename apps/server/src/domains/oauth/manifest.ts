@@ -22,8 +22,22 @@ declare module '../security-events/index.js' {
   interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
 }
 
+/** Default rate-limit rules of this domain's actions (protocol.md §7.1 grammar; customs composes them). */
+const RATE_LIMITS = `
+# OAuth clients, public details (sign-in pages fetch them, ids are 64-bit random and not guessable).
+oauthClientInfo                  : ip       : 600 : 15 minutes : 15 minutes : block
+
+# Codes per client address, token requests per client address (relying parties' servers refresh often).
+oauthAuthorization               : ip       : 300 : 15 minutes : 15 minutes : block
+oauthToken                       : ip       : 3000 : 15 minutes : 15 minutes : block
+
+# Introspection, verification and revocation: resource servers call these for every request they serve.
+oauthIntrospect                  : ip       : 20000 : 15 minutes : 15 minutes : block
+`;
+
 export const oauthDomain = defineDomain({
   name: 'oauth',
+  rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'securityEvents', 'twoStep'],
   config: { key: 'oauth', title: 'OAuth and OpenID Connect', slice: oauthConfig },

@@ -20,8 +20,31 @@ declare module '../security-events/index.js' {
   interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
 }
 
+/** Default rate-limit rules of this domain's actions (protocol.md §7.1 grammar; customs composes them). */
+const RATE_LIMITS = `
+# Passwords.
+passwordChange                   : ip_email : 5   : 15 minutes : 15 minutes : block
+passwordChange                   : ip       : 100 : 24 hours   : 15 minutes : ban
+passwordForgotSendCode           : ip_email : 5   : 15 minutes : 15 minutes : block
+passwordForgotSendCode           : ip       : 100 : 24 hours   : 15 minutes : ban
+passwordForgotSendCode           : email    : 20  : 24 hours   : 24 hours   : block
+passwordForgotResendCode         : ip_email : 5   : 15 minutes : 15 minutes : block
+passwordForgotResendCode         : ip       : 100 : 24 hours   : 15 minutes : ban
+passwordForgotResendCode         : email    : 20  : 24 hours   : 24 hours   : block
+passwordForgotVerifyCode         : ip_email : 10  : 10 minutes : 30 minutes : block
+passwordForgotVerifyCode         : ip       : 100 : 24 hours   : 15 minutes : ban
+passwordForgotSendOtp            : ip_email : 5   : 10 minutes : 15 minutes : block
+passwordForgotSendOtp            : ip       : 100 : 24 hours   : 15 minutes : ban
+passwordForgotSendOtp            : email    : 20  : 24 hours   : 24 hours   : block
+passwordForgotVerifyOtp          : ip_email : 5   : 10 minutes : 15 minutes : block
+passwordForgotVerifyOtp          : ip       : 100 : 24 hours   : 15 minutes : ban
+passwordForgotVerifyOtpPerDay    : ip_email : 10  : 24 hours   : 24 hours   : block
+passwordForgotVerifyOtpPerDay    : ip       : 100 : 24 hours   : 15 minutes : ban
+`;
+
 export const passwordsDomain = defineDomain({
   name: 'passwords',
+  rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'accounts', 'sessions', 'tokens', 'recoveryKeys', 'twoStep', 'securityEvents'],
   create: ({ platform, services, settings }) => createPasswordsDomain({

@@ -19,8 +19,20 @@ declare module '../security-events/index.js' {
   interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
 }
 
+/** Default rate-limit rules of this domain's actions (protocol.md §7.1 grammar; customs composes them). */
+const RATE_LIMITS = `
+recoveryKeyExists                : ip       : 100 : 15 minutes : 15 minutes : block
+
+# Recovery keys: presenting a fingerprint (GET /recoveryKey/{id}, /recoveryKey/verify) and storing one (it emails).
+recoveryKeyCheck                 : ip_uid   : 10  : 15 minutes : 15 minutes : block
+recoveryKeyCheck                 : ip       : 100 : 24 hours   : 15 minutes : ban
+recoveryKeyCreate                : ip_uid   : 10  : 15 minutes : 15 minutes : block
+recoveryKeyCreate                : ip       : 100 : 24 hours   : 15 minutes : ban
+`;
+
 export const recoveryKeysDomain = defineDomain({
   name: 'recovery-keys',
+  rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'securityEvents', 'accountResetTokenStrategy'],
   create: ({ platform, services }) => createRecoveryKeysDomain({

@@ -26,8 +26,20 @@ declare module '../security-events/index.js' {
   interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
 }
 
+/** Default rate-limit rules of this domain's actions (protocol.md §7.1 grammar; customs composes them). */
+const RATE_LIMITS = `
+# Recovery phone: SMS sent (each costs money and reaches a person's phone) and codes checked (wrong
+# ones also count against the account's budget, and a resend never resets them).
+recoveryPhoneSendCode            : ip_uid   : 6   : 1 hour     : 1 hour     : block
+recoveryPhoneSendCode            : uid      : 12  : 24 hours   : 24 hours   : block
+recoveryPhoneSendCode            : ip       : 50  : 24 hours   : 15 minutes : ban
+recoveryPhoneCheck               : ip_uid   : 10  : 15 minutes : 15 minutes : block
+recoveryPhoneCheck               : ip       : 100 : 24 hours   : 15 minutes : ban
+`;
+
 export const recoveryPhoneDomain = defineDomain({
   name: 'recovery-phone',
+  rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'securityEvents', 'twoStep'],
   config: { key: 'recoveryPhone', title: 'Recovery phone', slice: recoveryPhoneConfig },

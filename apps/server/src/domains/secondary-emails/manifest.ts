@@ -26,8 +26,23 @@ declare module '../security-events/index.js' {
   interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
 }
 
+/** Default rate-limit rules of this domain's actions (protocol.md §7.1 grammar; customs composes them). */
+const RATE_LIMITS = `
+# Secondary addresses: adding one and resending its code mail an address the account has not
+# proven (per account and per client address). Checking its code guesses at a 6-digit code.
+createEmail                      : ip_uid   : 5   : 15 minutes : 15 minutes : block
+createEmail                      : ip       : 100 : 24 hours   : 15 minutes : ban
+createEmail                      : uid      : 20  : 24 hours   : 24 hours   : block
+recoveryEmailSecondaryResendCode : ip_uid   : 5   : 15 minutes : 15 minutes : block
+recoveryEmailSecondaryResendCode : ip       : 100 : 24 hours   : 15 minutes : ban
+recoveryEmailSecondaryResendCode : uid      : 20  : 24 hours   : 24 hours   : block
+recoveryEmailSecondaryVerifyCode : ip_uid   : 10  : 10 minutes : 30 minutes : block
+recoveryEmailSecondaryVerifyCode : ip       : 100 : 24 hours   : 15 minutes : ban
+`;
+
 export const secondaryEmailsDomain = defineDomain({
   name: 'secondary-emails',
+  rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'securityEvents'],
   config: { key: 'secondaryEmails', title: 'Secondary addresses', slice: secondaryEmailsConfig },

@@ -13,8 +13,16 @@ declare module '../../manifest.js' {
   }
 }
 
+/** Default rate-limit rules of this domain's actions (protocol.md §7.1 grammar; customs composes them). */
+const RATE_LIMITS = `
+# Support tickets: each one reaches a person at the helpdesk.
+supportTicket                    : ip       : 10  : 60 minutes : 60 minutes : block
+supportTicket                    : ip       : 100 : 24 hours   : 15 minutes : ban
+`;
+
 export const supportDomain = defineDomain({
   name: 'support',
+  rateLimits: RATE_LIMITS,
   config: { key: 'support', title: 'Support tickets', slice: supportConfig, check: checkSupportConfig },
   create: ({ config, platform }) => createSupportDomain({ db: platform.db, clock: platform.clock, webhooks: platform.webhooks, secret: config.secret }),
 });

@@ -27,8 +27,20 @@ declare module '../security-events/index.js' {
   interface SecurityEventRegistry extends Record<keyof typeof SECURITY_EVENTS, string> {}
 }
 
+/** Default rate-limit rules of this domain's actions (protocol.md §7.1 grammar; customs composes them). */
+const RATE_LIMITS = `
+# Two-step authentication: codes from the app and backup codes (every attempt, and wrong ones also
+# count against the account's budget of wrong codes), and new secrets (each renders a QR code).
+verifyTotpCode                   : ip_uid   : 10  : 15 minutes : 15 minutes : block
+verifyTotpCode                   : ip       : 100 : 24 hours   : 15 minutes : ban
+verifyRecoveryCode               : ip_uid   : 10  : 15 minutes : 15 minutes : block
+verifyRecoveryCode               : ip       : 100 : 24 hours   : 15 minutes : ban
+totpCreate                       : ip_uid   : 10  : 15 minutes : 15 minutes : block
+`;
+
 export const twoStepDomain = defineDomain({
   name: 'two-step',
+  rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'sessions', 'tokens', 'securityEvents'],
   config: { key: 'twoStep', title: 'Two-step authentication', slice: twoStepConfig },

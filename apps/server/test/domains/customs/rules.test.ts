@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RULES, formatDuration, mergeRules, parseDuration, parseRules } from '../../../src/domains/customs/rules.js';
+import { DOMAINS } from '../../../src/app.js';
+import { composeDeclarations } from '../../../src/composition.js';
+import { formatDuration, mergeRules, parseDuration, parseRules } from '../../../src/domains/customs/rules.js';
 
 describe('rate-limit rules', () => {
   it('parses the protocol grammar, with comments, `;` separators and an implicit block policy', () => {
@@ -27,8 +29,8 @@ describe('rate-limit rules', () => {
     expect(() => parseRules('a-b : ip : 5 : 1 hour : 1 hour')).toThrow(/action must be a name/);
   });
 
-  it('parses the default rules, which cover every action the protocol rate-limits', () => {
-    const rules = parseRules(DEFAULT_RULES);
+  it('parses the default rules the domains declare, which cover every action the protocol rate-limits', () => {
+    const rules = parseRules(composeDeclarations(DOMAINS).rateLimitRules);
     const actions = new Set(rules.map((r) => r.action));
     for (const a of ['default', 'accountLogin', 'accountCreate', 'accountStatusCheck', 'passwordCheckFailed', 'sendUnblockCode', 'unblockCodeFailed',
       'verifySessionCode', 'sendVerifyCode', 'passwordForgotSendCode', 'passwordForgotSendOtp', 'passwordForgotVerifyOtp', 'passwordChange', 'accountDestroy']) {

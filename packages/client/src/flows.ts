@@ -1,6 +1,6 @@
 import {
-  createClientSalt, crockfordEncode, decryptRecoveryData, deriveTokenKeys, encryptRecoveryData, generateRecoveryKey, openKeyBundle,
-  parseRecoveryKey, randomHex, recoveryKeyId, stretchV1, stretchV2, unwrapKb, type StretchedCredentials,
+  crockfordEncode, decryptRecoveryData, deriveTokenKeys, encryptRecoveryData, generateRecoveryKey, openKeyBundle,
+  parseRecoveryKey, passwordFields, randomHex, recoveryKeyId, stretchV1, stretchV2, unwrapKb, type StretchedCredentials,
 } from '@tessera/protocol';
 import type { TesseraClient } from './generated/client.js';
 import type { Body, Reply } from './types.js';
@@ -26,22 +26,6 @@ export interface SignedIn {
 export interface Keys {
   kA: string;
   kB: string;
-}
-
-/** The version-2 fields for a password guarding `kB` (v1 and v2 verifiers unlock the same kB). */
-async function passwordFields(email: string, password: string, kB: string) {
-  const clientSalt = createClientSalt();
-  const [v1, v2] = await Promise.all([stretchV1(email, password), stretchV2(clientSalt, password)]);
-  return {
-    v1, v2,
-    fields: {
-      authPW: v1.authPW,
-      wrapKb: unwrapKb(kB, v1.unwrapBKey),
-      authPWVersion2: v2.authPW,
-      wrapKbVersion2: unwrapKb(kB, v2.unwrapBKey),
-      clientSalt,
-    },
-  };
 }
 
 export class TesseraAccounts {

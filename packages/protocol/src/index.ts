@@ -1,6 +1,7 @@
 export * from './bytes.js';
 export * from './kdf.js';
 export * from './stretch.js';
+export * from './password-fields.js';
 export * from './tokens.js';
 export * from './bundle.js';
 export * from './hawk.js';

@@ -1,6 +1,6 @@
 // The password policy, one for every place a password is chosen: the SDK's signUp, changePassword
 // and resetPassword, the `tessera` CLI, and the server's /complete_reset_password and /finish_setup
-// pages (which embed PASSWORD_POLICY_SCRIPT). The server never sees the password (onepw sends only
+// pages (which load this module in the browser). The server never sees the password (onepw sends only
 // authPW), so the rule can only be kept by clients; it lives here because the SDK and the server
 // both depend on this package.
 
@@ -38,12 +38,3 @@ export function checkPassword(password: string, context: { email?: string } = {}
   }
   return undefined;
 }
-
-/**
- * The same rule as browser JavaScript for pages the server renders: defines
- * `checkPassword(password, email)`, which returns the reason or ''. A test runs it beside
- * checkPassword on the same inputs, so the two cannot drift.
- */
-export const PASSWORD_POLICY_SCRIPT = `function checkPassword(pw,email){const R=${JSON.stringify(PASSWORD_REASONS)};
-if([...pw].length<${PASSWORD_MIN_LENGTH})return R['too-short'];
-if(email&&pw.trim().toLowerCase()===email.trim().toLowerCase())return R['is-email'];return '';}`;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { escapeHtml } from '../../senders/mail/render.js';
+import { IMPORT_MAP } from './modules.js';
 
 // The few HTML pages the auth server itself serves (emailed links land on them). They are small,
 // self-contained and locked down by a strict Content-Security-Policy with a per-response nonce.
@@ -11,6 +12,7 @@ export interface Page {
   title: string;
   /** Trusted HTML (callers escape what they interpolate). */
   body: string;
+  /** A module script (it may import @tessera/protocol's modules, see modules.ts). */
   script?: string;
   status?: number;
 }
@@ -29,6 +31,11 @@ code{font:.9rem ui-monospace,monospace;background:#f0f0f4;padding:.1rem .3rem;bo
 .command{display:block;margin-top:.25rem;padding:.5rem}
 [hidden]{display:none!important}`;
 
+// The import map comes first: a module script's imports are resolved with the map in force then.
+function scripts(nonce: string, module: string): string {
+  return `<script type="importmap" nonce="${nonce}">${IMPORT_MAP}</script><script type="module" nonce="${nonce}">${module}</script>`;
+}
+
 export function sendPage(reply: FastifyReply, page: Page): FastifyReply {
   const nonce = randomBytes(16).toString('base64');
   reply.header('content-security-policy', [
@@ -40,7 +47,7 @@ export function sendPage(reply: FastifyReply, page: Page): FastifyReply {
   reply.header('x-content-type-options', 'nosniff');
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(page.title)} · Tessera</title><style nonce="${nonce}">${STYLE}</style></head>
-<body><main>${page.body}</main>${page.script ? `<script nonce="${nonce}">${page.script}</script>` : ''}</body></html>`;
+<body><main>${page.body}</main>${page.script ? scripts(nonce, page.script) : ''}</body></html>`;
   return reply.code(page.status ?? 200).type('text/html; charset=utf-8').send(html);
 }
 

@@ -1,28 +1,25 @@
-import { PASSWORD_POLICY_SCRIPT } from '@tessera/protocol';
+import { MODULES_PATH } from './modules.js';
 
-// The scripts of the pages (inline, under the page's CSP nonce). They speak to the person, never in
+// The scripts of the pages (inline module scripts, under the page's CSP nonce). They speak to the person, never in
 // the API's words: every failure becomes a sentence that says what happened and what to do next.
 
-// The onepw client side in the browser with WebCrypto: HKDF, the v1 and v2 stretches, token ids, a
-// JSON POST to the API, a new password's fields over a new kB. The password never leaves the page.
-const ONEPW_LIB = `
-const NS='identity.mozilla.com/picl/v1/',te=new TextEncoder(),S=crypto.subtle;
-const hex=b=>Array.from(b,x=>x.toString(16).padStart(2,'0')).join('');
-const unhex=h=>new Uint8Array(h.match(/../g).map(x=>parseInt(x,16)));
-const xor=(a,b)=>a.map((x,i)=>x^b[i]);
-async function hkdf(ikm,info,len){const k=await S.importKey('raw',ikm,'HKDF',false,['deriveBits']);return new Uint8Array(await S.deriveBits({name:'HKDF',hash:'SHA-256',salt:new Uint8Array(0),info:te.encode(NS+info)},k,len*8));}
-async function stretch(pw,salt,n){const k=await S.importKey('raw',te.encode(pw),'PBKDF2',false,['deriveBits']);const q=new Uint8Array(await S.deriveBits({name:'PBKDF2',hash:'SHA-256',salt:te.encode(salt),iterations:n},k,256));return{authPW:hex(await hkdf(q,'authPW',32)),unwrapBKey:await hkdf(q,'unwrapBkey',32)};}
-async function tokenId(type,data){return hex((await hkdf(unhex(data),type,32)));}
-async function passwordFields(pw,email){const salt=NS+'quickStretchV2:'+hex(crypto.getRandomValues(new Uint8Array(16)));
-const v1=await stretch(pw,NS+'quickStretch:'+email,1000),v2=await stretch(pw,salt,650000);const kB=crypto.getRandomValues(new Uint8Array(32));
-return{authPW:v1.authPW,authPWVersion2:v2.authPW,wrapKb:hex(xor(kB,v1.unwrapBKey)),wrapKbVersion2:hex(xor(kB,v2.unwrapBKey)),clientSalt:salt};}
+// The onepw client side is @tessera/protocol's own modules (served by modules.ts): the stretches,
+// token ids, the fields of a new password over a new kB, and the password policy. The password never
+// leaves the page.
+const ONEPW_IMPORTS = `
+import { passwordFields } from '${MODULES_PATH}/protocol/password-fields.js';
+import { deriveTokenKeys } from '${MODULES_PATH}/protocol/tokens.js';
+import { randomHex } from '${MODULES_PATH}/protocol/bytes.js';
+import { checkPassword } from '${MODULES_PATH}/protocol/password-policy.js';
+const tokenId=(type,data)=>deriveTokenKeys(type,data).tokenId;
+const newPasswordFields=async(pw,email)=>(await passwordFields(email,pw,randomHex(32))).fields;
 `;
 
 // A failed request carries the catalogue's errno, status and retryAfter; a request that reached no
 // server is marked offline. sentence() turns either into words, a page's own sentences first. The
 // new password is checked by the SDK's policy (checkPassword from @tessera/protocol) before anything
 // is stretched or sent.
-const SPEAK_LIB = `${PASSWORD_POLICY_SCRIPT}
+const SPEAK_LIB = `
 async function post(path,auth,body){const headers={'content-type':'application/json'};if(auth)headers.authorization=auth;let r;
 try{r=await fetch('/v1'+path,{method:'POST',headers,body:JSON.stringify(body)});}catch{throw{offline:true};}
 let j={};try{j=await r.json();}catch{}
@@ -39,7 +36,7 @@ return 'That did not work (the server said: '+(err.message||'error '+err.status)
 function show(id){for(const s of document.querySelectorAll('main > section'))s.hidden=s.id!==id;const h=document.querySelector('#'+id+' h1');if(h){h.tabIndex=-1;h.focus();}}
 function onNewPassword(id,busy,run){const f=document.getElementById(id),msg=document.getElementById('msg'),go=document.getElementById('go');
 f.addEventListener('submit',async e=>{e.preventDefault();const pw=document.getElementById('pw').value;
-const weak=checkPassword(pw,f.dataset.email);if(weak){msg.className='error';msg.textContent=weak;return;}
+const weak=checkPassword(pw,{email:f.dataset.email});if(weak){msg.className='error';msg.textContent=weak.reason;return;}
 if(pw!==document.getElementById('pw2').value){msg.className='error';msg.textContent='The two passwords differ. Type the same password twice.';return;}
 go.disabled=true;msg.className='';msg.textContent=busy;
 try{await run(f,pw);}catch(err){go.disabled=false;msg.className='error';msg.textContent=err&&typeof err.say==='string'?err.say:sentence(err);}});}
@@ -67,22 +64,22 @@ onNewLink();
 `;
 
 /** The reset page: the new-password form in the link's valid state, and the new-link form otherwise. */
-export const RESET_SCRIPT = `${ONEPW_LIB}${SPEAK_LIB}${NEW_LINK_LIB}
+export const RESET_SCRIPT = `${ONEPW_IMPORTS}${SPEAK_LIB}${NEW_LINK_LIB}
 // A reset: derive the forgot token's id, exchange the code for an accountResetToken, stretch the new
 // password (v1 and v2), pick a new kB and send both wrappings.
 if(document.getElementById('reset'))onNewPassword('reset','Changing your password… (this takes a few seconds)',async(f,pw)=>{const d=f.dataset;let accountResetToken;
 try{({accountResetToken}=await post('/password/forgot/verify_code','Bearer fxpf_'+await tokenId('passwordForgotToken',d.token),{code:d.code}));}
 catch(err){if(err.errno===110){show('gone');throw{say:''};}
 throw{say:sentence(err,{105:'The code in this link was replaced by a newer reset email. Open the link in the newest email.'})};}
-try{await post('/account/reset','Bearer fxar_'+await tokenId('accountResetToken',accountResetToken),await passwordFields(pw,d.email));}
+try{await post('/account/reset','Bearer fxar_'+await tokenId('accountResetToken',accountResetToken),await newPasswordFields(pw,d.email));}
 catch(err){if(err.errno===110){show('gone');throw{say:''};}throw err;}
 show('done');});
 `;
 
 /** The page that finishes a stub account: its first password, POST /account/finish_setup. */
-export const FINISH_SETUP_SCRIPT = `${ONEPW_LIB}${SPEAK_LIB}
+export const FINISH_SETUP_SCRIPT = `${ONEPW_IMPORTS}${SPEAK_LIB}
 onNewPassword('setup','Setting up your account… (this takes a few seconds)',async(f,pw)=>{const d=f.dataset;
-try{await post('/account/finish_setup','',{token:d.token,...await passwordFields(pw,d.email)});}
+try{await post('/account/finish_setup','',{token:d.token,...await newPasswordFields(pw,d.email)});}
 catch(err){throw{say:sentence(err,{
 110:'This setup link expired or was already used. If you chose a password already, sign in with it; otherwise reset your password to set one.',
 206:'This account has a password already. Sign in with it, or reset it if you forgot it.'})};}

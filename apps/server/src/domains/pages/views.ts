@@ -64,3 +64,9 @@ export const verifyViews = {
 function newEmailHint(publicUrl: string): string {
   return `<h2>Getting a new email</h2><p>Sign in again where you created your account or signed in: Tessera then sends a new confirmation email.</p>\n${cliHint(publicUrl, undefined)}`;
 }
+
+export const setupViews = {
+  invalid: '<h1>This link is not valid</h1><p class="error">Part of the link is missing: some mail apps cut long links. Open the link from the email again; if it keeps failing, ask the service that made your account for a new email.</p>',
+  used: (publicUrl: string, email: string | undefined) => `<h1>Your account already has a password</h1><p>This link was used to set it. Sign in with that password; if you forgot it, reset it where you sign in.</p>${signInHint(publicUrl, email)}`,
+  gone: '<h1>This link no longer works</h1><p class="error">Setup links work for 30 days, and only for the account they were sent for. Ask the service that made your account to send a new setup email.</p>',
+};

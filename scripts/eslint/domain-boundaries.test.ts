@@ -29,6 +29,8 @@ tester.run('domain-boundaries', domainBoundaries, {
     { filename: `${SRC}/app.ts`, code: "import { createSessionsDomain } from './domains/sessions/index.js';" },
     { filename: `${SRC}/http/auth.ts`, code: "import { parseHawk } from './hawk.js';" },
     { filename: `${SRC}/platform/keys/index.ts`, code: "import { keyRoutes } from './routes.js';" },
+    // The Database type is composed of the domains' tables.ts, type-only, in storage/schema.ts alone.
+    { filename: `${SRC}/storage/schema.ts`, code: "import type { SessionsTables } from '../domains/sessions/tables.js';" },
     { filename: '/repo/apps/server/test/storage/x.test.ts', code: "import { insertSession } from '../../src/domains/sessions/store.js';" },
     // A store names its own tables; a variable table is not checked; a service is no store.
     { filename: `${SRC}/domains/sessions/store.ts`, code: "db.selectFrom('session_tokens as s').selectAll('s').where('s.uid', '=', uid);" },
@@ -46,6 +48,9 @@ tester.run('domain-boundaries', domainBoundaries, {
     { filename: `${SRC}/http/strategies.ts`, code: "import { findSessionWithAccount } from '../domains/sessions/store.js';", errors: [{ messageId: 'layer' }] },
     { filename: `${SRC}/http/strategies.ts`, code: "import type { SessionsService } from '../domains/sessions/index.js';", errors: [{ messageId: 'layer' }] },
     { filename: `${SRC}/storage/db.ts`, code: "import type { Account } from '../domains/account-core/index.js';", errors: [{ messageId: 'layer' }] },
+    { filename: `${SRC}/storage/schema.ts`, code: "import { SessionsTables } from '../domains/sessions/tables.js';", errors: [{ messageId: 'layer' }] },
+    { filename: `${SRC}/storage/schema.ts`, code: "import type { SessionsService } from '../domains/sessions/index.js';", errors: [{ messageId: 'layer' }] },
+    { filename: `${SRC}/storage/db.ts`, code: "import type { SessionsTables } from '../domains/sessions/tables.js';", errors: [{ messageId: 'layer' }] },
     { filename: `${SRC}/platform/health/routes.ts`, code: "import type { SessionsService } from '../../domains/sessions/index.js';", errors: [{ messageId: 'layer' }] },
     // Upward: a core domain importing a sign-in method, a sign-in method importing a relying party.
     { filename: `${SRC}/domains/sessions/service.ts`, code: "import type { TwoStepService } from '../two-step/index.js';", errors: [{ messageId: 'upward' }] },

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../storage/executor.js';
-import type { EmailsTable } from '../../storage/schema.js';
+import type { EmailsTable } from './tables.js';
 
 // The secondary rows of the `emails` table, which the account core owns (it writes the primary row
 // at sign-up and deletes every row with the account): the secondary-emails domain adds, proves,

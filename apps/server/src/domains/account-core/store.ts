@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import { normalizeEmail } from '../../email-address.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor } from '../../storage/executor.js';
-import type { AccountsTable } from '../../storage/schema.js';
+import type { AccountsTable } from './tables.js';
 
 // The account core's tables: accounts, emails and the two budgets of wrong codes.
 

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../storage/executor.js';
-import type { DevicesTable } from '../../storage/schema.js';
+import type { DevicesTable } from './tables.js';
 
 // The devices table (migration 0008): one row per registered device, bound to one session.
 

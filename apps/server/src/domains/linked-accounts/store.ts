@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor } from '../../storage/executor.js';
-import type { LinkedAccountsTable } from '../../storage/schema.js';
+import type { LinkedAccountsTable } from './tables.js';
 import type { Provider } from './verify.js';
 
 // The linked-accounts tables: links (linked_accounts), the sessions they opened

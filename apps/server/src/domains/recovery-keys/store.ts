@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../storage/executor.js';
-import type { RecoveryKeysTable } from '../../storage/schema.js';
+import type { RecoveryKeysTable } from './tables.js';
 
 // The recovery_keys table: one row per account at most (uid is the primary key).
 

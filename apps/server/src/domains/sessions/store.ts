@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { preparedQuery } from '../../storage/prepared.js';
-import type { Database, SessionTokensTable } from '../../storage/schema.js';
+import type { Database } from '../../storage/schema.js';
+import type { SessionTokensTable } from './tables.js';
 import type { Executor } from '../../storage/executor.js';
 import type { ColumnsJoin } from '../../storage/read-port.js';
 import { joinAccountSummary, type AccountSummaryColumns } from '../account-core/index.js';

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../storage/executor.js';
-import type { TotpTable } from '../../storage/schema.js';
+import type { TotpTable } from './tables.js';
 
 // The totp and recovery_codes tables (migration 0010).
 

@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Executor } from '../../../storage/executor.js';
 import { preparedQuery } from '../../../storage/prepared.js';
-import type { Database, OauthClientsTable } from '../../../storage/schema.js';
+import type { Database } from '../../../storage/schema.js';
+import type { OauthClientsTable } from '../tables.js';
 
 // The clients registry's table. Deleting a client takes every token issued to it along.
 

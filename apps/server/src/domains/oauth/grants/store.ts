@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import { locksRows, type Executor } from '../../../storage/executor.js';
 import { preparedQuery } from '../../../storage/prepared.js';
-import type { Database, OauthClientsTable, OauthCodesTable, OauthRefreshTokensTable } from '../../../storage/schema.js';
+import type { Database } from '../../../storage/schema.js';
+import type { OauthClientsTable, OauthCodesTable, OauthRefreshTokensTable } from '../tables.js';
 import { isClientId, rowToClient, type OAuthClient } from '../clients/store.js';
 
 // Authorization codes and refresh tokens (migration 0017). Both are stored only as SHA-256 of their

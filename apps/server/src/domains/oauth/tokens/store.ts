@@ -3,7 +3,8 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Executor } from '../../../storage/executor.js';
 import { groupedInsert } from '../../../storage/grouped-insert.js';
 import { preparedQuery } from '../../../storage/prepared.js';
-import type { Database, OauthAccessTokensTable, OauthClientsTable } from '../../../storage/schema.js';
+import type { Database } from '../../../storage/schema.js';
+import type { OauthAccessTokensTable, OauthClientsTable } from '../tables.js';
 import { isClientId, rowToClient, type OAuthClient } from '../clients/store.js';
 
 // Access tokens: every grant writes them, introspection, userinfo, /verify and the bearer strategy

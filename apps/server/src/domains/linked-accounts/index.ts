@@ -2,32 +2,31 @@ import { routesOf, type Domain } from '../../domain.js';
 import type { LinkedAccountsConfig } from './config.js';
 import { linkedAccountRoutes } from './routes.js';
 import { LinkedAccountsService, type LinkedAccountsDeps } from './service.js';
-import { ProviderTokens } from './verify.js';
+import { appleProvider } from './providers/apple.js';
+import { googleProvider } from './providers/google.js';
 export { linkedAccountsDomain } from './manifest.js';
 
-// The linked-accounts domain: sign-in with Google and Apple (provider id_tokens checked with jose
-// against the providers' keys), the links, the sessions they open, unlinking and Apple's
+// The linked-accounts domain: sign-in with Google and Apple (id_tokens checked by the adapters of
+// its provider port, providers/), the links, the sessions they open, unlinking and Apple's
 // notifications. Its rows go with the account and with the sessions they describe.
 
 export { checkLinkedAccountsConfig, linkedAccountsConfig, type LinkedAccountsConfig } from './config.js';
 export { LinkedAccountsService, type AddressClaims, type SecondFactor } from './service.js';
-export { PROVIDERS, type Provider } from './verify.js';
+export { PROVIDERS, type IdentityProvider, type Provider, type ProviderEvent, type ProviderIdentity } from './providers/port.js';
 
-export interface LinkedAccountsDomainDeps extends Omit<LinkedAccountsDeps, 'tokens' | 'appleNotifications' | 'toleranceSeconds'> {
+export interface LinkedAccountsDomainDeps extends Omit<LinkedAccountsDeps, 'providers' | 'appleNotifications' | 'toleranceSeconds'> {
   config: LinkedAccountsConfig;
 }
 
 export function createLinkedAccountsDomain(deps: LinkedAccountsDomainDeps): Domain<LinkedAccountsService> {
   const { config } = deps;
-  const tokens = new ProviderTokens({
-    clock: deps.clock, toleranceSeconds: config.clockToleranceSeconds,
-    providers: {
-      google: { enabled: config.googleEnabled, clientIds: config.googleClientIds, issuers: config.googleIssuers, jwksUrl: config.googleJwksUrl },
-      apple: { enabled: config.appleEnabled, clientIds: config.appleClientIds, issuers: config.appleIssuers, jwksUrl: config.appleJwksUrl },
-    },
-  });
+  const oidc = { clock: deps.clock, toleranceSeconds: config.clockToleranceSeconds };
+  const providers = {
+    google: googleProvider({ enabled: config.googleEnabled, clientIds: config.googleClientIds, issuers: config.googleIssuers, jwksUrl: config.googleJwksUrl }, oidc),
+    apple: appleProvider({ enabled: config.appleEnabled, clientIds: config.appleClientIds, issuers: config.appleIssuers, jwksUrl: config.appleJwksUrl }, oidc),
+  };
   const linked = new LinkedAccountsService({
-    ...deps, tokens, appleNotifications: config.appleNotificationsEnabled, toleranceSeconds: config.clockToleranceSeconds,
+    ...deps, providers, appleNotifications: config.appleNotificationsEnabled, toleranceSeconds: config.clockToleranceSeconds,
   });
   deps.sessions.onSessionEnded((db, _uid, sessionId) => linked.sessionEnded(db, sessionId));
   return {

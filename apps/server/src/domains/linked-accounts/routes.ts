@@ -5,7 +5,7 @@ import { contextOf } from '../../http/context.js';
 import { responses } from '../../http/responses.js';
 import { metricsContext, StringEnum, uid } from '../../http/schemas.js';
 import type { LinkedAccountsService } from './service.js';
-import { PROVIDERS } from './verify.js';
+import { PROVIDERS } from './providers/port.js';
 
 // The linked-account routes of spec 1 §7: sign-in with a Google or Apple id_token, unlinking, and
 // the URL Apple's server-to-server notifications are sent to.

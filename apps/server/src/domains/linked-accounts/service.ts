@@ -2,7 +2,7 @@ import { randomHex } from '@tessera/protocol';
 import { appError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { RequestContext } from '../../http/context.js';
+import type { RequestContext } from '../../platform/request-context.js';
 import type { Executor, Trx } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
 import type { Account, AccountRecords } from '../account-core/index.js';
@@ -12,7 +12,8 @@ import {
   deleteLink, deleteLinksOf, disableLink, findLinkBySubject, forgetSession, forgetSessionsOf, insertLink, listLinks, lockLinks,
   rememberSession, sessionProviders, setLinkEmail, spendToken, touchLink, type LinkedAccount,
 } from './store.js';
-import { refused, tokenHash, type Provider, type ProviderIdentity, type ProviderTokens } from './verify.js';
+import { tokenHash } from './providers/oidc.js';
+import { refused, type IdentityProvider, type Provider, type ProviderIdentity } from './providers/port.js';
 
 // Sign-in with Google and Apple. A verified id_token whose subject is linked signs in to that
 // account; otherwise its provider-verified address links to the account holding it (a confirmed
@@ -39,7 +40,8 @@ export interface LinkedAccountsDeps {
   records: AccountRecords;
   sessions: SessionsService;
   securityEvents: SecurityEvents;
-  tokens: ProviderTokens;
+  /** The providers' adapters (providers/), each keeping the port's contract. */
+  providers: Record<Provider, IdentityProvider>;
   secondFactor: SecondFactor;
   claims: AddressClaims;
   /** Accept Apple's server-to-server notifications. */
@@ -64,8 +66,8 @@ export class LinkedAccountsService {
 
   /** POST /linked_account/login. */
   async login(input: LinkedLoginInput, ctx: RequestContext) {
-    const { db, clock, tokens } = this.deps;
-    const identity = await tokens.verifyIdToken(input.provider, input.idToken, input.nonce);
+    const { db, clock, providers } = this.deps;
+    const identity = await providers[input.provider].verifyIdToken(input.idToken, input.nonce);
     const now = clock.now();
     // Single use: a token seen once (here or by another instance) opens nothing more. Spent before
     // anything is written, outside the transaction, so a failed sign-in still spends it.
@@ -229,13 +231,12 @@ export class LinkedAccountsService {
    * the sessions it opened end. Relay forwarding turned off or on: the link keeps the address.
    */
   async appleNotification(payloadJwt: string, ctx: RequestContext): Promise<void> {
-    const { db, tokens, securityEvents } = this.deps;
+    const { db, securityEvents } = this.deps;
     if (!this.deps.appleNotifications) throw appError('FEATURE_NOT_ENABLED', {}, 'Apple notifications are not enabled on this server (LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED)');
-    const payload = await tokens.verifyJwt('apple', payloadJwt, 'payload', { requiredClaims: ['iat'], maxTokenAgeSeconds: 86_400 });
-    const event = parseAppleEvent(payload.events);
+    const event = await this.deps.providers.apple.verifyNotification!(payloadJwt);
     // Event types Apple may add later are acknowledged and ignored.
     if (!(APPLE_EVENTS as readonly string[]).includes(event.type)) return;
-    const link = await findLinkBySubject(db, 'apple', event.sub);
+    const link = await findLinkBySubject(db, 'apple', event.subject);
     if (!link) return;
     await db.transaction().execute(async (trx) => {
       if (event.type === 'account-delete') {
@@ -273,19 +274,4 @@ export class LinkedAccountsService {
   };
   sessionsEnded = (trx: Executor, uid: string, keep: string | null) => forgetSessionsOf(trx, uid, keep);
   sessionEnded = (db: Executor, sessionId: string) => forgetSession(db, sessionId);
-}
-
-/** The `events` claim of an Apple notification: a JSON string (or object) with type and sub. */
-function parseAppleEvent(raw: unknown): { type: string; sub: string; email: string | null } {
-  let events: unknown = raw;
-  if (typeof raw === 'string') {
-    try {
-      events = JSON.parse(raw);
-    } catch {
-      events = null;
-    }
-  }
-  const e = events as { type?: unknown; sub?: unknown; email?: unknown } | null;
-  if (!e || typeof e.type !== 'string' || typeof e.sub !== 'string') throw refused('payload', 'The Apple notification carries no event (events.type and events.sub)');
-  return { type: e.type, sub: e.sub, email: typeof e.email === 'string' && e.email.length <= 255 ? e.email : null };
 }

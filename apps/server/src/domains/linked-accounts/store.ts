@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor } from '../../storage/executor.js';
 import type { LinkedAccountsTable } from './tables.js';
-import type { Provider } from './verify.js';
+import type { Provider } from './providers/port.js';
 
 // The linked-accounts tables: links (linked_accounts), the sessions they opened
 // (linked_account_sessions) and the id_tokens already spent (linked_account_tokens).

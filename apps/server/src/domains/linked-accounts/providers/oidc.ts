@@ -1,84 +1,62 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { appError } from '@tessera/errors';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import type { Clock } from '../../clock.js';
+import type { Clock } from '../../../clock.js';
+import { notEnabled, refused, type Provider } from './port.js';
 
-// Checking a provider's signed JWT (an OIDC id_token, or one of Apple's server-to-server
-// notifications) with jose: the signature against the provider's published JWK Set, then `iss`,
+// What the provider adapters share: checking a provider's signed JWT (an OIDC id_token, or one of
+// Apple's server-to-server notifications) with jose: the signature against the provider's published JWK Set, then `iss`,
 // `aud` (one of our client ids), `exp`/`iat`/`nbf` against the injected clock with a small
 // tolerance, and the nonce when the client sent one (OpenID Connect Core 1.0 §3.1.3.7). A token
 // that fails a check is bad input: 400/107 naming the field, with a message that says which check
 // failed. 500/205, the catalogue's third-party failure, is kept for the provider failing us (its
 // keys cannot be fetched), which a retry may cure. Nothing about the token is logged.
 
-export const PROVIDERS = ['google', 'apple'] as const;
-export type Provider = (typeof PROVIDERS)[number];
-
-export interface ProviderSettings {
+export interface OidcSettings {
   enabled: boolean;
   clientIds: readonly string[];
   issuers: readonly string[];
   jwksUrl: string;
 }
 
-/** Both providers sign id_tokens with RS256 (their discovery documents list only it). */
-const ALGORITHMS = ['RS256'];
-
-/** What a verified id_token says about the person. */
-export interface ProviderIdentity {
-  provider: Provider;
-  /** The provider's stable id of the person. */
-  subject: string;
-  email: string | null;
-  /** The provider vouches for the address (`email_verified`). */
-  emailVerified: boolean;
-  /** Apple: the address is a private relay address (`is_private_email`). */
-  privateEmail: boolean;
-  /** The token's expiry (ms). */
-  expiresAt: number;
+export interface OidcDeps {
+  clock: Clock;
+  /** Leeway on `exp`, `iat` and `nbf` (LINKED_ACCOUNT_CLOCK_TOLERANCE_SECONDS). */
+  toleranceSeconds: number;
 }
 
-/** A provider token that fails a check: 400/107 on the field that carried it. */
-export const refused = (field: string, message: string) =>
-  appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: [field] } }, message);
-
-/** Apple sends some booleans as the strings "true"/"false". */
-const truthy = (v: unknown) => v === true || v === 'true';
+/** Both providers sign id_tokens with RS256 (their discovery documents list only it). */
+const ALGORITHMS = ['RS256'];
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 
 /** The hash a used token is remembered by (hex): the token itself is never stored. */
 export const tokenHash = (token: string) => sha256(token).toString('hex');
 
-export class ProviderTokens {
-  private readonly keySets = new Map<Provider, JWTVerifyGetKey>();
+/** What the adapters share: one provider's JWTs checked against its keys and settings. */
+export class OidcVerifier {
+  private keys: JWTVerifyGetKey | null = null;
 
-  constructor(private readonly deps: { providers: Record<Provider, ProviderSettings>; clock: Clock; toleranceSeconds: number }) {}
+  constructor(readonly provider: Provider, private readonly settings: OidcSettings, private readonly deps: OidcDeps) {}
 
-  /** The provider's settings; 503/202 when it is not enabled. */
-  settings(provider: Provider): ProviderSettings {
-    const settings = this.deps.providers[provider];
-    if (!settings.enabled) throw appError('FEATURE_NOT_ENABLED', {}, `Sign-in with ${provider} is not enabled on this server (LINKED_ACCOUNT_${provider.toUpperCase()}_ENABLED)`);
-    return settings;
+  get enabled(): boolean {
+    return this.settings.enabled;
   }
 
-  private keySet(provider: Provider, url: string): JWTVerifyGetKey {
-    let set = this.keySets.get(provider);
-    if (!set) {
-      // jose fetches the set on first use, again when a token names an unknown key (at most every
-      // 30 s), and caches it 10 minutes; a slow provider fails the request after 5 s.
-      set = createRemoteJWKSet(new URL(url), { timeoutDuration: 5000, cooldownDuration: 30_000, cacheMaxAge: 600_000 });
-      this.keySets.set(provider, set);
-    }
-    return set;
+  private keySet(): JWTVerifyGetKey {
+    // jose fetches the set on first use, again when a token names an unknown key (at most every
+    // 30 s), and caches it 10 minutes; a slow provider fails the request after 5 s.
+    this.keys ??= createRemoteJWKSet(new URL(this.settings.jwksUrl), { timeoutDuration: 5000, cooldownDuration: 30_000, cacheMaxAge: 600_000 });
+    return this.keys;
   }
 
-  /** Verifies a provider-signed JWT and returns its payload; 205 with the reason otherwise. */
-  async verifyJwt(provider: Provider, token: string, field: string, checks: { requiredClaims?: string[]; maxTokenAgeSeconds?: number } = {}): Promise<JWTPayload> {
-    const settings = this.settings(provider);
+  /** Verifies a JWT the provider signed for one of our client ids and returns its payload; 107 on `field` with the reason otherwise. */
+  async verifyJwt(token: string, field: string, checks: { requiredClaims?: string[]; maxTokenAgeSeconds?: number } = {}): Promise<JWTPayload> {
+    const { provider, settings } = this;
+    if (!settings.enabled) throw notEnabled(provider);
     let verified: JWTPayload;
     try {
-      const { payload } = await jwtVerify(token, this.keySet(provider, settings.jwksUrl), {
+      const { payload } = await jwtVerify(token, this.keySet(), {
         algorithms: ALGORITHMS,
         issuer: [...settings.issuers],
         audience: [...settings.clientIds],
@@ -98,25 +76,24 @@ export class ProviderTokens {
     return verified;
   }
 
-  /** Verifies an id_token for sign-in: the JWT checks, then the nonce when the client sent one. */
-  async verifyIdToken(provider: Provider, idToken: string, nonce: string | undefined): Promise<ProviderIdentity> {
-    const payload = await this.verifyJwt(provider, idToken, 'idToken');
+  /** An id_token for sign-in: the JWT checks, then the nonce when the client sent one. */
+  async verifyIdToken(idToken: string, nonce: string | undefined): Promise<JWTPayload> {
+    const payload = await this.verifyJwt(idToken, 'idToken');
     if (nonce !== undefined) {
       const got = typeof payload.nonce === 'string' ? payload.nonce : '';
       // Compared as hashes: equal lengths, constant time.
-      if (!timingSafeEqual(sha256(got), sha256(nonce))) throw refused('nonce', `The ${provider} token was refused: its nonce is not the one sent`);
+      if (!timingSafeEqual(sha256(got), sha256(nonce))) throw refused('nonce', `The ${this.provider} token was refused: its nonce is not the one sent`);
     }
-    const email = typeof payload.email === 'string' && payload.email.length <= 255 ? payload.email : null;
-    return {
-      provider,
-      subject: String(payload.sub),
-      email,
-      emailVerified: email !== null && truthy(payload.email_verified),
-      privateEmail: truthy(payload.is_private_email),
-      expiresAt: (payload.exp ?? 0) * 1000,
-    };
+    return payload;
   }
 }
+
+/** Apple sends some booleans as the strings "true"/"false"; both are read the same for either provider. */
+export const truthy = (v: unknown) => v === true || v === 'true';
+
+/** The address claim, when it is one we can keep (at most 255 characters). */
+export const emailClaim = (payload: JWTPayload): string | null =>
+  typeof payload.email === 'string' && payload.email.length <= 255 ? payload.email : null;
 
 /**
  * The checks of OpenID Connect Core 1.0 §3.1.3.7 that jose leaves to the caller; null when they

@@ -5,6 +5,7 @@ import { MfaJwt, MfaTokenRefused, MFA_SCOPES, type MfaAction, type MfaJwtOptions
 import { mfaRoutes } from './routes.js';
 import { MfaService, type MfaCredentials, type MfaDeps } from './service.js';
 import { deleteAccountOtps, deleteOtherOtps, deleteSessionOtps } from './store.js';
+export { mfaDomain } from './manifest.js';
 
 // The mfa domain: the step-up codes, the MFA token (JWT) and the `mfa` auth strategy that every
 // /mfa route authenticates with.
@@ -24,7 +25,7 @@ import { deleteAccountOtps, deleteOtherOtps, deleteSessionOtps } from './store.j
 export { mfaConfig } from './config.js';
 export { MFA_ACTIONS, MFA_SCOPES, MfaJwt, type MfaAction, type MfaScope } from './jwt.js';
 export { MfaService, type MfaCredentials } from './service.js';
-export { waysIn, type WayIn } from './ways-in.js';
+export { sessionOrMfa, type AccountCaller } from './ways-in.js';
 
 declare module '../../http/auth.js' {
   interface StrategyCredentials {

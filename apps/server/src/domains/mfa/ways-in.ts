@@ -1,48 +1,51 @@
-import type { FastifyRequest } from 'fastify';
-import { credentialsOf, type RouteAuthConfig } from '../../http/auth.js';
+import type { HTTPMethods } from 'fastify';
+import { credentialsOf } from '../../http/auth.js';
+import type { Door } from '../../http/operation.js';
+import type { Session } from '../sessions/index.js';
 import type { MfaAction } from './jwt.js';
 
-// Most /mfa routes are an existing route a second time, with an MFA token instead of a confirmed
-// session (protocol.md §5.1). A domain declares such a route once, in a loop over `waysIn(action)`:
+// Most /mfa routes are an existing operation reached a second time, with an MFA token instead of
+// a confirmed session (protocol.md §5.1). The operation (http/operation.ts) declares both doors
+// with one call:
 //
-//   for (const w of waysIn('email')) {
-//     app.post(`${w.prefix}/recovery_email/destroy`, {
-//       config: { auth: w.auth },
-//       schema: { tags: [TAG], summary: w.summary('Remove a secondary address'), operationId: w.operationId('recoveryEmailDestroy'),
-//                 response: responses(…, ['EMAIL_DELETE_PRIMARY', ...w.errors], { auth: true }) },
-//     }, async (req) => service.destroy(w.uid(req), …));
-//   }
+//   const destroy = operation({
+//     tags: [TAG], summary: 'Remove a secondary address', input: { body: EmailBody }, output: Type.Object({}),
+//     errors: ['EMAIL_DELETE_PRIMARY'],
+//     handle: async ({ caller, body, request }) => { await emails.destroy(caller.uid, body.email, request); return {}; },
+//     doors: sessionOrMfa('email', { method: 'POST', path: '/recovery_email/destroy', operationId: 'recoveryEmailDestroy' }),
+//   });
 //
-// Both variants share the route's rate-limit actions, so the MFA path never doubles a budget.
+// The session door is the path as given; the MFA door is under /mfa, its operationId and summary
+// say so. Both share the operation's rate-limit actions, so the MFA path never doubles a budget.
 
-export interface WayIn {
-  /** '' for the session route, '/mfa' for its MFA variant. */
-  prefix: '' | '/mfa';
-  auth: RouteAuthConfig;
-  /** The account the request acts on. */
-  uid(req: FastifyRequest): string;
-  summary(text: string): string;
-  operationId(id: string): string;
-  /** The error the way in adds to the route's list. */
-  errors: ['SESSION_UNVERIFIED'] | ['INVALID_MFA_TOKEN'];
+/** Who the request acts for, whichever way in: the account, and the session (for an MFA token, the one its code was sent to). */
+export interface AccountCaller {
+  uid: string;
+  session: Session;
 }
 
-export function waysIn(action: MfaAction): WayIn[] {
+/** The session door and the MFA door of an operation; each adds the error of its way in. */
+export function sessionOrMfa(action: MfaAction, route: { method: HTTPMethods; path: string; operationId: string }): Door<AccountCaller>[] {
   return [
     {
-      prefix: '',
+      ...route,
       auth: 'sessionTokenVerified',
-      uid: (req) => credentialsOf(req, 'sessionTokenVerified').uid,
-      summary: (text) => text,
-      operationId: (id) => id,
+      caller: (req) => {
+        const session = credentialsOf(req, 'sessionTokenVerified');
+        return { uid: session.uid, session };
+      },
       errors: ['SESSION_UNVERIFIED'],
     },
     {
+      ...route,
       prefix: '/mfa',
-      auth: { strategies: ['mfa'], scope: `mfa:${action}` },
-      uid: (req) => credentialsOf(req, 'mfa').uid,
+      operationId: `mfa${route.operationId[0]!.toUpperCase()}${route.operationId.slice(1)}`,
       summary: (text) => `${text}, with an MFA token`,
-      operationId: (id) => `mfa${id[0]!.toUpperCase()}${id.slice(1)}`,
+      auth: { strategies: ['mfa'], scope: `mfa:${action}` },
+      caller: (req) => {
+        const { uid, session } = credentialsOf(req, 'mfa');
+        return { uid, session };
+      },
       errors: ['INVALID_MFA_TOKEN'],
     },
   ];

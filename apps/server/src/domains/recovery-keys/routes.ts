@@ -3,15 +3,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { appError } from '@tessera/errors';
 import { contextOf } from '../../http/context.js';
 import { credentialsOf } from '../../http/auth.js';
+import { operation, registerOperations } from '../../http/operation.js';
 import { responses } from '../../http/responses.js';
 import { body, DISPLAY_SAFE_PATTERN, email, hexUpTo, metricsContext } from '../../http/schemas.js';
-import { waysIn } from '../mfa/index.js';
+import { sessionOrMfa } from '../mfa/index.js';
 import { isSessionVerified } from '../sessions/index.js';
 import { forgotTokenProven } from '../tokens/index.js';
 import type { RecoveryKeysService } from './service.js';
 
 // The recovery key routes of spec 1 §3 (protocol.md §4.8, §5.14). Storing and removing the key also
-// exist as /mfa/recoveryKey with an MFA token scoped `mfa:recovery_key` (waysIn).
+// are operations with a second door, /mfa/recoveryKey, for an MFA token scoped `mfa:recovery_key`.
 
 const TAG = 'Recovery key';
 
@@ -92,35 +93,38 @@ export const recoveryKeyRoutes: FastifyPluginAsyncTypebox<{ recoveryKeys: Recove
     return {};
   });
 
-  for (const w of waysIn('recovery_key')) {
-    app.post(`${w.prefix}/recoveryKey`, {
-      config: { auth: w.auth, rateLimit: { actions: ['recoveryKeyCreate'] } },
-      schema: {
-        tags: [TAG], summary: w.summary('Store a recovery key'), operationId: w.operationId('recoveryKeyCreate'),
-        description: 'Stores the account\'s recovery key: its fingerprint (kept only as a hash) and kB encrypted under it. With `enabled: false` the key waits for `/recoveryKey/verify`. An account has one key: replacing an enabled one needs `replaceKey: true` (else 161). Emails the account when the key counts.',
+  registerOperations(app, [
+    operation({
+      tags: [TAG], summary: 'Store a recovery key',
+      description: 'Stores the account\'s recovery key: its fingerprint (kept only as a hash) and kB encrypted under it. With `enabled: false` the key waits for `/recoveryKey/verify`. An account has one key: replacing an enabled one needs `replaceKey: true` (else 161). Emails the account when the key counts.',
+      input: {
         body: body({
           recoveryKeyId,
           recoveryData,
           enabled: Type.Optional(Type.Boolean({ default: true, description: 'False: wait for /recoveryKey/verify.' })),
           replaceKey: Type.Optional(Type.Boolean({ default: false, description: 'Replace the account\'s key.' })),
         }),
-        response: responses(Type.Object({}), ['RECOVERY_KEY_EXISTS', ...w.errors], { auth: true }),
       },
-    }, async (req) => {
-      await recoveryKeys.create(w.uid(req), req.body, contextOf(req));
-      return {};
-    });
-
-    app.delete(`${w.prefix}/recoveryKey`, {
-      config: { auth: w.auth },
-      schema: {
-        tags: [TAG], summary: w.summary('Remove the recovery key'), operationId: w.operationId('recoveryKeyDelete'),
-        description: 'Deletes the account\'s key (none is not an error) and emails the account when an enabled key went.',
-        response: responses(Type.Object({}), [...w.errors], { input: false, auth: true }),
+      output: Type.Object({}),
+      errors: ['RECOVERY_KEY_EXISTS'],
+      rateLimit: { actions: ['recoveryKeyCreate'] },
+      handle: async ({ caller, body, request }) => {
+        await recoveryKeys.create(caller.uid, body, request);
+        return {};
       },
-    }, async (req) => {
-      await recoveryKeys.remove(w.uid(req), contextOf(req));
-      return {};
-    });
-  }
+      doors: sessionOrMfa('recovery_key', { method: 'POST', path: '/recoveryKey', operationId: 'recoveryKeyCreate' }),
+    }),
+    operation({
+      tags: [TAG], summary: 'Remove the recovery key',
+      description: 'Deletes the account\'s key (none is not an error) and emails the account when an enabled key went.',
+      input: {},
+      output: Type.Object({}),
+      errors: [],
+      handle: async ({ caller, request }) => {
+        await recoveryKeys.remove(caller.uid, request);
+        return {};
+      },
+      doors: sessionOrMfa('recovery_key', { method: 'DELETE', path: '/recoveryKey', operationId: 'recoveryKeyDelete' }),
+    }),
+  ]);
 };

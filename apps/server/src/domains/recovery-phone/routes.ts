@@ -2,16 +2,17 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/context.js';
 import { credentialsOf } from '../../http/auth.js';
+import { operation, registerOperations } from '../../http/operation.js';
 import { responses } from '../../http/responses.js';
 import { body, metricsContext } from '../../http/schemas.js';
-import { waysIn } from '../mfa/index.js';
+import { sessionOrMfa } from '../mfa/index.js';
 import { isSessionVerified } from '../sessions/index.js';
 import type { RecoveryPhoneService } from './service.js';
 
 // The recovery phone routes of spec 1 §3 (protocol.md §4.9). Adding, changing and removing the
-// phone also exist under /mfa with an MFA token scoped `mfa:2fa` (waysIn). SMS sends are bounded by
-// customs (recoveryPhoneSendCode); code checks by customs (recoveryPhoneCheck) and by the budget of
-// wrong guesses that a resend does not reset (service.ts).
+// phone are operations with two doors: a confirmed session, and under /mfa an MFA token scoped
+// `mfa:2fa`. SMS sends are bounded by customs (recoveryPhoneSendCode); code checks by customs
+// (recoveryPhoneCheck) and by the budget of wrong guesses that a resend does not reset (service.ts).
 
 const TAG = 'Recovery phone';
 
@@ -49,51 +50,50 @@ export const recoveryPhoneRoutes: FastifyPluginAsyncTypebox<{ recoveryPhone: Rec
     },
   }, async (req) => recoveryPhone.available(credentialsOf(req, 'sessionTokenVerified').uid));
 
-  for (const w of waysIn('2fa')) {
-    app.post(`${w.prefix}/recovery_phone/create`, {
-      config: { auth: w.auth, rateLimit: { actions: ['recoveryPhoneSendCode'] } },
-      schema: {
-        tags: [TAG], summary: w.summary('Send a code to a new recovery phone'), operationId: w.operationId('recoveryPhoneCreate'),
-        description: 'Texts a 6-digit code (10 minutes) to the number; `/recovery_phone/confirm` with it adds the phone, or `/recovery_phone/change` makes it replace the current one. Needs two-step authentication on with backup codes (216). 129 bad number, 130 region not allowed, 214 the account\'s own number, 217 a number already serving 5 accounts, 202 when the server sends no SMS.',
-        body: body({ phoneNumber, metricsContext: Type.Optional(metricsContext) }),
-        response: responses(Type.Object({ success: Type.Boolean(), nationalFormat: Type.Optional(Type.String({ description: 'The number in its national format, e.g. `(415) 555-0123`.' })) }), [
-          'INVALID_PHONE_NUMBER', 'INVALID_REGION', 'RECOVERY_PHONE_BACKUP_CODES_REQUIRED', 'RECOVERY_PHONE_NUMBER_ALREADY_EXISTS', 'RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED', ...SMS_ERRORS, ...w.errors,
-        ], { auth: true }),
+  registerOperations(app, [
+    operation({
+      tags: [TAG], summary: 'Send a code to a new recovery phone',
+      description: 'Texts a 6-digit code (10 minutes) to the number; `/recovery_phone/confirm` with it adds the phone, or `/recovery_phone/change` makes it replace the current one. Needs two-step authentication on with backup codes (216). 129 bad number, 130 region not allowed, 214 the account\'s own number, 217 a number already serving 5 accounts, 202 when the server sends no SMS.',
+      input: { body: body({ phoneNumber, metricsContext: Type.Optional(metricsContext) }) },
+      output: Type.Object({ success: Type.Boolean(), nationalFormat: Type.Optional(Type.String({ description: 'The number in its national format, e.g. `(415) 555-0123`.' })) }),
+      errors: ['INVALID_PHONE_NUMBER', 'INVALID_REGION', 'RECOVERY_PHONE_BACKUP_CODES_REQUIRED', 'RECOVERY_PHONE_NUMBER_ALREADY_EXISTS', 'RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED', ...SMS_ERRORS],
+      rateLimit: { actions: ['recoveryPhoneSendCode'] },
+      handle: ({ caller, body }) => recoveryPhone.create(caller.uid, body.phoneNumber),
+      doors: sessionOrMfa('2fa', { method: 'POST', path: '/recovery_phone/create', operationId: 'recoveryPhoneCreate' }),
+    }),
+    operation({
+      tags: [TAG], summary: 'Add the recovery phone',
+      description: 'The code texted by `/recovery_phone/create` makes its number the account\'s recovery phone, and the account is emailed. 183 wrong or expired code (wrong guesses are bounded; a resend does not reset them), 214 when the account already has a phone (use change), 215 when no code was sent.',
+      input: { body: body({ code }) },
+      output: success,
+      errors: ['INVALID_EXPIRED_OTP_CODE', 'RECOVERY_PHONE_NUMBER_ALREADY_EXISTS', 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST', 'RECOVERY_PHONE_BACKUP_CODES_REQUIRED', 'RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED', 'THROTTLED'],
+      rateLimit: { actions: ['recoveryPhoneCheck'] },
+      handle: ({ caller, body, request }) => recoveryPhone.confirmSetup(caller.uid, body.code, 'add', request),
+      doors: sessionOrMfa('2fa', { method: 'POST', path: '/recovery_phone/confirm', operationId: 'recoveryPhoneConfirm' }),
+    }),
+    operation({
+      tags: [TAG], summary: 'Change the recovery phone',
+      description: 'The code texted by `/recovery_phone/create` to a new number makes it replace the account\'s recovery phone, and the account is emailed. 183 wrong or expired code, 215 when the account has no phone or no code was sent.',
+      input: { body: body({ code }) },
+      output: success,
+      errors: ['INVALID_EXPIRED_OTP_CODE', 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST', 'RECOVERY_PHONE_BACKUP_CODES_REQUIRED', 'RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED', 'THROTTLED'],
+      rateLimit: { actions: ['recoveryPhoneCheck'] },
+      handle: ({ caller, body, request }) => recoveryPhone.confirmSetup(caller.uid, body.code, 'change', request),
+      doors: sessionOrMfa('2fa', { method: 'POST', path: '/recovery_phone/change', operationId: 'recoveryPhoneChange' }),
+    }),
+    operation({
+      tags: [TAG], summary: 'Remove the recovery phone',
+      description: 'Removes the recovery phone and emails the account. 215 when there is none.',
+      input: {},
+      output: Type.Object({}),
+      errors: ['RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST'],
+      handle: async ({ caller, request }) => {
+        await recoveryPhone.remove(caller.uid, request);
+        return {};
       },
-    }, async (req) => recoveryPhone.create(w.uid(req), req.body.phoneNumber));
-
-    app.post(`${w.prefix}/recovery_phone/confirm`, {
-      config: { auth: w.auth, rateLimit: { actions: ['recoveryPhoneCheck'] } },
-      schema: {
-        tags: [TAG], summary: w.summary('Add the recovery phone'), operationId: w.operationId('recoveryPhoneConfirm'),
-        description: 'The code texted by `/recovery_phone/create` makes its number the account\'s recovery phone, and the account is emailed. 183 wrong or expired code (wrong guesses are bounded; a resend does not reset them), 214 when the account already has a phone (use change), 215 when no code was sent.',
-        body: body({ code }),
-        response: responses(success, ['INVALID_EXPIRED_OTP_CODE', 'RECOVERY_PHONE_NUMBER_ALREADY_EXISTS', 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST', 'RECOVERY_PHONE_BACKUP_CODES_REQUIRED', 'RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED', 'THROTTLED', ...w.errors], { auth: true }),
-      },
-    }, async (req) => recoveryPhone.confirmSetup(w.uid(req), req.body.code, 'add', contextOf(req)));
-
-    app.post(`${w.prefix}/recovery_phone/change`, {
-      config: { auth: w.auth, rateLimit: { actions: ['recoveryPhoneCheck'] } },
-      schema: {
-        tags: [TAG], summary: w.summary('Change the recovery phone'), operationId: w.operationId('recoveryPhoneChange'),
-        description: 'The code texted by `/recovery_phone/create` to a new number makes it replace the account\'s recovery phone, and the account is emailed. 183 wrong or expired code, 215 when the account has no phone or no code was sent.',
-        body: body({ code }),
-        response: responses(success, ['INVALID_EXPIRED_OTP_CODE', 'RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST', 'RECOVERY_PHONE_BACKUP_CODES_REQUIRED', 'RECOVERY_PHONE_REGISTRATION_LIMIT_REACHED', 'THROTTLED', ...w.errors], { auth: true }),
-      },
-    }, async (req) => recoveryPhone.confirmSetup(w.uid(req), req.body.code, 'change', contextOf(req)));
-
-    app.delete(`${w.prefix}/recovery_phone`, {
-      config: { auth: w.auth },
-      schema: {
-        tags: [TAG], summary: w.summary('Remove the recovery phone'), operationId: w.operationId('recoveryPhoneDelete'),
-        description: 'Removes the recovery phone and emails the account. 215 when there is none.',
-        response: responses(Type.Object({}), ['RECOVERY_PHONE_NUMBER_DOES_NOT_EXIST', ...w.errors], { input: false, auth: true }),
-      },
-    }, async (req) => {
-      await recoveryPhone.remove(w.uid(req), contextOf(req));
-      return {};
-    });
-  }
+      doors: sessionOrMfa('2fa', { method: 'DELETE', path: '/recovery_phone', operationId: 'recoveryPhoneDelete' }),
+    }),
+  ]);
 
   app.post('/recovery_phone/signin/send_code', {
     config: { auth: { strategies: ['sessionToken'], unconfirmed: 'It texts a waiting sign-in its second-factor code, to the account\'s own phone.' }, rateLimit: { actions: ['recoveryPhoneSendCode'] } },

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { credentialsOf } from '../../http/auth.js';
-import { contextOf } from '../../http/context.js';
+import { operation, registerOperations } from '../../http/operation.js';
 import { responses } from '../../http/responses.js';
 import { body, email } from '../../http/schemas.js';
-import { waysIn } from '../mfa/index.js';
+import { sessionOrMfa } from '../mfa/index.js';
 import { meetsMinimumAal } from '../sessions/index.js';
 import type { SecondaryEmails } from './service.js';
 
@@ -15,6 +15,9 @@ import type { SecondaryEmails } from './service.js';
 // a session below it (a sign-in that proved only the password) with the primary address alone.
 
 const TAG = 'Email';
+
+/** The delivery errors of a route that emails a code. */
+const SEND_ERRORS = ['FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT'] as const;
 
 const EmailBody = body({ email: email('One of the account\'s addresses (compared without case).') });
 
@@ -41,80 +44,79 @@ export const secondaryEmailRoutes: FastifyPluginAsyncTypebox<{ emails: Secondary
     return meetsMinimumAal(session) ? list : list.filter((a) => a.isPrimary);
   });
 
-  // The changing routes, once per way in: a confirmed session, or an MFA token scoped mfa:email.
-  for (const v of waysIn('email')) {
-    app.post(`${v.prefix}/recovery_email`, {
-      config: { auth: v.auth, rateLimit: { actions: ['createEmail'] } },
-      schema: {
-        tags: [TAG], summary: v.summary('Add a secondary address'), operationId: v.operationId('recoveryEmailCreate'),
-        description: 'Adds the address unconfirmed and emails it a 6-digit code (for `/recovery_email/secondary/verify_code`); the primary gets a notice. The address is refused when it is this account\'s (139 primary, 136 secondary), another account\'s primary (140; 141 while that account is unconfirmed) or confirmed secondary (144), or another account\'s unconfirmed secondary added less than SECONDARY_EMAIL_PENDING_SECONDS ago (136); an older unconfirmed claim is removed and the address taken.',
-        body: EmailBody,
-        response: responses(Type.Object({}), [
-          'USER_PRIMARY_EMAIL_EXISTS', 'EMAIL_EXISTS', 'VERIFIED_PRIMARY_EMAIL_EXISTS', 'UNVERIFIED_PRIMARY_EMAIL_EXISTS', 'VERIFIED_SECONDARY_EMAIL_EXISTS',
-          ...v.errors, 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT',
-        ], { auth: true }),
+  // The changing routes, each with two doors: a confirmed session, or an MFA token scoped mfa:email.
+  const twoDoors = (path: string, operationId: string) => sessionOrMfa('email', { method: 'POST', path, operationId });
+  registerOperations(app, [
+    operation({
+      tags: [TAG], summary: 'Add a secondary address',
+      description: 'Adds the address unconfirmed and emails it a 6-digit code (for `/recovery_email/secondary/verify_code`); the primary gets a notice. The address is refused when it is this account\'s (139 primary, 136 secondary), another account\'s primary (140; 141 while that account is unconfirmed) or confirmed secondary (144), or another account\'s unconfirmed secondary added less than SECONDARY_EMAIL_PENDING_SECONDS ago (136); an older unconfirmed claim is removed and the address taken.',
+      input: { body: EmailBody },
+      output: Type.Object({}),
+      errors: (door) => [
+        'USER_PRIMARY_EMAIL_EXISTS', 'EMAIL_EXISTS', 'VERIFIED_PRIMARY_EMAIL_EXISTS', 'UNVERIFIED_PRIMARY_EMAIL_EXISTS', 'VERIFIED_SECONDARY_EMAIL_EXISTS',
+        ...door, ...SEND_ERRORS,
+      ],
+      rateLimit: { actions: ['createEmail'] },
+      handle: async ({ caller, body, request }) => {
+        await emails.add(caller.uid, body.email, request);
+        return {};
       },
-    }, async (req) => {
-      await emails.add(v.uid(req), req.body.email, contextOf(req));
-      return {};
-    });
-
-    app.post(`${v.prefix}/recovery_email/destroy`, {
-      config: { auth: v.auth },
-      schema: {
-        tags: [TAG], summary: v.summary('Remove a secondary address'),
-        description: 'Removes a secondary address, confirmed or not; the primary gets a notice. The primary cannot be removed (137).',
-        body: EmailBody,
-        response: responses(Type.Object({}), ['EMAIL_DELETE_PRIMARY', 'SECONDARY_EMAIL_UNKNOWN', ...v.errors], { auth: true }),
+      doors: twoDoors('/recovery_email', 'recoveryEmailCreate'),
+    }),
+    operation({
+      tags: [TAG], summary: 'Remove a secondary address',
+      description: 'Removes a secondary address, confirmed or not; the primary gets a notice. The primary cannot be removed (137).',
+      input: { body: EmailBody },
+      output: Type.Object({}),
+      errors: ['EMAIL_DELETE_PRIMARY', 'SECONDARY_EMAIL_UNKNOWN'],
+      handle: async ({ caller, body, request }) => {
+        await emails.destroy(caller.uid, body.email, request);
+        return {};
       },
-    }, async (req) => {
-      await emails.destroy(v.uid(req), req.body.email, contextOf(req));
-      return {};
-    });
-
-    app.post(`${v.prefix}/recovery_email/set_primary`, {
-      config: { auth: v.auth },
-      schema: {
-        tags: [TAG], summary: v.summary('Make a secondary address the primary'),
-        description: 'A confirmed secondary address becomes the primary: sign-in uses it (the old primary then gets 142) and account email goes to it. The old primary stays as a confirmed secondary address. Both get a notice. Password-reset codes and tokens and unblock codes sent to the old primary stop working. A version-1 password stays stretched with the address it was set with: sign-in with the new primary answers 120 naming that address (send it as `email`, the new primary as `originalLoginEmail`).',
-        body: EmailBody,
-        response: responses(Type.Object({}), ['CHANGE_EMAIL_TO_UNVERIFIED_EMAIL', 'CHANGE_EMAIL_TO_UNOWNED_EMAIL', ...v.errors], { auth: true }),
+      doors: twoDoors('/recovery_email/destroy', 'recoveryEmailDestroy'),
+    }),
+    operation({
+      tags: [TAG], summary: 'Make a secondary address the primary',
+      description: 'A confirmed secondary address becomes the primary: sign-in uses it (the old primary then gets 142) and account email goes to it. The old primary stays as a confirmed secondary address. Both get a notice. Password-reset codes and tokens and unblock codes sent to the old primary stop working. A version-1 password stays stretched with the address it was set with: sign-in with the new primary answers 120 naming that address (send it as `email`, the new primary as `originalLoginEmail`).',
+      input: { body: EmailBody },
+      output: Type.Object({}),
+      errors: ['CHANGE_EMAIL_TO_UNVERIFIED_EMAIL', 'CHANGE_EMAIL_TO_UNOWNED_EMAIL'],
+      handle: async ({ caller, body, request }) => {
+        await emails.setPrimary(caller.uid, body.email, request);
+        return {};
       },
-    }, async (req) => {
-      await emails.setPrimary(v.uid(req), req.body.email, contextOf(req));
-      return {};
-    });
-
-    app.post(`${v.prefix}/recovery_email/secondary/resend_code`, {
-      config: { auth: v.auth, rateLimit: { actions: ['recoveryEmailSecondaryResendCode'] } },
-      schema: {
-        tags: [TAG], summary: v.summary('Email a new code to a secondary address'),
-        description: 'A new 6-digit code for an unconfirmed secondary address; the previous code stops working. Wrong codes already counted against the address stay counted. Nothing is sent for a confirmed address; 150 for an address that is not one of the account\'s secondary addresses.',
-        body: EmailBody,
-        response: responses(Type.Object({}), ['RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL', ...v.errors, 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT'], { auth: true }),
+      doors: twoDoors('/recovery_email/set_primary', 'recoveryEmailSetPrimary'),
+    }),
+    operation({
+      tags: [TAG], summary: 'Email a new code to a secondary address',
+      description: 'A new 6-digit code for an unconfirmed secondary address; the previous code stops working. Wrong codes already counted against the address stay counted. Nothing is sent for a confirmed address; 150 for an address that is not one of the account\'s secondary addresses.',
+      input: { body: EmailBody },
+      output: Type.Object({}),
+      errors: (door) => ['RESEND_EMAIL_CODE_TO_UNOWNED_EMAIL', ...door, ...SEND_ERRORS],
+      rateLimit: { actions: ['recoveryEmailSecondaryResendCode'] },
+      handle: async ({ caller, body }) => {
+        await emails.resendCode(caller.uid, body.email);
+        return {};
       },
-    }, async (req) => {
-      await emails.resendCode(v.uid(req), req.body.email);
-      return {};
-    });
-
-    app.post(`${v.prefix}/recovery_email/secondary/verify_code`, {
-      config: {
-        auth: v.auth,
-        rateLimit: { actions: ['recoveryEmailSecondaryVerifyCode'], failed: { INVALID_EXPIRED_OTP_CODE: 'recoveryEmailSecondaryVerifyCodeFailed' } },
-      },
-      schema: {
-        tags: [TAG], summary: v.summary('Confirm a secondary address with its code'),
-        description: 'The 6-digit code emailed to the address. Each code allows SECONDARY_EMAIL_CODE_TRIES guesses (then 183: request a new code); an address that sees SECONDARY_EMAIL_MAX_FAILURES wrong codes across resends is removed. Wrong codes also count against the account (ACCOUNT_CODE_MAX_FAILURES: 429/114 with retryAfter). 153 when the code expired; 143 for an address that is not one of the account\'s secondary addresses.',
+      doors: twoDoors('/recovery_email/secondary/resend_code', 'recoveryEmailSecondaryResendCode'),
+    }),
+    operation({
+      tags: [TAG], summary: 'Confirm a secondary address with its code',
+      description: 'The 6-digit code emailed to the address. Each code allows SECONDARY_EMAIL_CODE_TRIES guesses (then 183: request a new code); an address that sees SECONDARY_EMAIL_MAX_FAILURES wrong codes across resends is removed. Wrong codes also count against the account (ACCOUNT_CODE_MAX_FAILURES: 429/114 with retryAfter). 153 when the code expired; 143 for an address that is not one of the account\'s secondary addresses.',
+      input: {
         body: body({
           email: email('The secondary address the code was sent to.'),
           code: Type.String({ pattern: '^[0-9]{6,8}$', description: 'The emailed code: digits only.' }),
         }),
-        response: responses(Type.Object({}), ['SECONDARY_EMAIL_UNKNOWN', 'INVALID_EXPIRED_OTP_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE', 'THROTTLED', ...v.errors], { auth: true }),
       },
-    }, async (req) => {
-      await emails.verifyCode(v.uid(req), req.body.email, req.body.code, contextOf(req));
-      return {};
-    });
-  }
+      output: Type.Object({}),
+      errors: ['SECONDARY_EMAIL_UNKNOWN', 'INVALID_EXPIRED_OTP_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE', 'THROTTLED'],
+      rateLimit: { actions: ['recoveryEmailSecondaryVerifyCode'], failed: { INVALID_EXPIRED_OTP_CODE: 'recoveryEmailSecondaryVerifyCodeFailed' } },
+      handle: async ({ caller, body, request }) => {
+        await emails.verifyCode(caller.uid, body.email, body.code, request);
+        return {};
+      },
+      doors: twoDoors('/recovery_email/secondary/verify_code', 'recoveryEmailSecondaryVerifyCode'),
+    }),
+  ]);
 };

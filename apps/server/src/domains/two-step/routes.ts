@@ -2,14 +2,15 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextOf } from '../../http/context.js';
 import { credentialsOf } from '../../http/auth.js';
+import { operation, registerOperations } from '../../http/operation.js';
 import { responses } from '../../http/responses.js';
 import { body, metricsContext } from '../../http/schemas.js';
-import { waysIn } from '../mfa/index.js';
+import { sessionOrMfa } from '../mfa/index.js';
 import type { TwoStepService } from './service.js';
 
 // The two-step routes of spec 1 (protocol.md §4.6, §4.7, §5.13). Those that change the second
 // factor exist twice, for a confirmed session and, under /mfa, for an MFA token scoped `mfa:2fa`
-// (waysIn). Routes that check a code share customs actions with their /mfa twin.
+// (operations with two doors, http/operation.ts): both doors count as the same customs actions.
 
 const TAG = 'Two-step authentication';
 const BACKUP_TAG = 'Backup codes';
@@ -44,81 +45,78 @@ export const twoStepRoutes: FastifyPluginAsyncTypebox<{ twoStep: TwoStepService 
     },
   }, async (req) => twoStep.create(credentialsOf(req, 'sessionTokenVerified').uid));
 
-  for (const w of waysIn('2fa')) {
-    app.post(`${w.prefix}/totp/setup/verify`, {
-      config: { auth: w.auth, rateLimit: { actions: ['verifyTotpCode'] } },
-      schema: {
-        tags: [TAG], summary: w.summary('Check a code from the new app'), operationId: w.operationId('totpSetupVerify'),
-        description: '`success: true` when the code is the app\'s (a code counts once); `false` otherwise (counted against the account\'s budget of wrong codes). 155 without a setup in progress, 154 when two-step is already on.',
-        body: body({ code: totpCode, metricsContext: Type.Optional(metricsContext) }),
-        response: responses(success, ['TOTP_TOKEN_NOT_FOUND', 'TOTP_TOKEN_EXISTS', 'THROTTLED', ...w.errors], { auth: true }),
+  const twoDoors = (method: 'GET' | 'POST' | 'PUT', path: string, operationId: string) => sessionOrMfa('2fa', { method, path, operationId });
+  registerOperations(app, [
+    operation({
+      tags: [TAG], summary: 'Check a code from the new app',
+      description: '`success: true` when the code is the app\'s (a code counts once); `false` otherwise (counted against the account\'s budget of wrong codes). 155 without a setup in progress, 154 when two-step is already on.',
+      input: { body: body({ code: totpCode, metricsContext: Type.Optional(metricsContext) }) },
+      output: success,
+      errors: ['TOTP_TOKEN_NOT_FOUND', 'TOTP_TOKEN_EXISTS', 'THROTTLED'],
+      rateLimit: { actions: ['verifyTotpCode'] },
+      handle: ({ caller, body }) => twoStep.setupVerify(caller.uid, body.code),
+      doors: twoDoors('POST', '/totp/setup/verify', 'totpSetupVerify'),
+    }),
+    operation({
+      tags: [TAG], summary: 'Turn two-step authentication on',
+      description: 'After `/totp/setup/verify` succeeded: two-step is on, sign-ins need a second factor, and the account is emailed. The calling session (or the session the MFA token was issued to) proved the app: it is confirmed with `totp-2fa` (AAL2). 155 when no code was verified.',
+      input: { body: body({ metricsContext: Type.Optional(metricsContext) }) },
+      output: success,
+      errors: ['TOTP_TOKEN_NOT_FOUND', 'TOTP_TOKEN_EXISTS'],
+      handle: ({ caller, request }) => twoStep.setupComplete(caller.uid, request, caller.session),
+      doors: twoDoors('POST', '/totp/setup/complete', 'totpSetupComplete'),
+    }),
+    operation({
+      tags: [TAG], summary: 'Turn two-step authentication off',
+      description: 'Removes the app and the backup codes (and the recovery phone) and emails the account. With a session it must be confirmed by a second factor (on a two-step account anything less is 222). None is not an error.',
+      input: {},
+      output: Type.Object({}),
+      errors: [],
+      handle: async ({ caller, request }) => {
+        await twoStep.destroy(caller.uid, request);
+        return {};
       },
-    }, async (req) => twoStep.setupVerify(w.uid(req), req.body.code));
-
-    app.post(`${w.prefix}/totp/setup/complete`, {
-      config: { auth: w.auth },
-      schema: {
-        tags: [TAG], summary: w.summary('Turn two-step authentication on'), operationId: w.operationId('totpSetupComplete'),
-        description: 'After `/totp/setup/verify` succeeded: two-step is on, sign-ins need a second factor, and the account is emailed. The calling session (or the session the MFA token was issued to) proved the app: it is confirmed with `totp-2fa` (AAL2). 155 when no code was verified.',
-        body: body({ metricsContext: Type.Optional(metricsContext) }),
-        response: responses(success, ['TOTP_TOKEN_NOT_FOUND', 'TOTP_TOKEN_EXISTS', ...w.errors], { auth: true }),
-      },
-    }, async (req) => twoStep.setupComplete(w.uid(req), contextOf(req), w.prefix === '' ? credentialsOf(req, 'sessionTokenVerified') : credentialsOf(req, 'mfa').session));
-
-    app.post(`${w.prefix}/totp/destroy`, {
-      config: { auth: w.auth },
-      schema: {
-        tags: [TAG], summary: w.summary('Turn two-step authentication off'), operationId: w.operationId('totpDestroy'),
-        description: 'Removes the app and the backup codes (and the recovery phone) and emails the account. With a session it must be confirmed by a second factor (on a two-step account anything less is 222). None is not an error.',
-        response: responses(Type.Object({}), [...w.errors], { input: false, auth: true }),
-      },
-    }, async (req) => {
-      await twoStep.destroy(w.uid(req), contextOf(req));
-      return {};
-    });
-
-    app.post(`${w.prefix}/totp/replace/start`, {
-      config: { auth: w.auth, rateLimit: { actions: ['totpCreate'] } },
-      schema: {
-        tags: [TAG], summary: w.summary('Start replacing the authenticator app'), operationId: w.operationId('totpReplaceStart'),
-        description: 'A new secret for a new app; the current app keeps working until `/totp/replace/confirm` gets a code from the new one. 155 when two-step is off.',
-        body: body({ metricsContext: Type.Optional(metricsContext) }),
-        response: responses(newSecret, ['TOTP_TOKEN_NOT_FOUND', ...w.errors], { auth: true }),
-      },
-    }, async (req) => twoStep.replaceStart(w.uid(req)));
-
-    app.post(`${w.prefix}/totp/replace/confirm`, {
-      config: { auth: w.auth, rateLimit: { actions: ['verifyTotpCode'] } },
-      schema: {
-        tags: [TAG], summary: w.summary('Finish replacing the authenticator app'), operationId: w.operationId('totpReplaceConfirm'),
-        description: 'A code from the new app makes it the account\'s (`success: true`) and emails the account; a wrong code answers `success: false`. 155 without a replacement in progress.',
-        body: body({ code: totpCode, metricsContext: Type.Optional(metricsContext) }),
-        response: responses(success, ['TOTP_TOKEN_NOT_FOUND', 'THROTTLED', ...w.errors], { auth: true }),
-      },
-    }, async (req) => twoStep.replaceConfirm(w.uid(req), req.body.code, contextOf(req)));
-
-    app.get(`${w.prefix}/recoveryCodes`, {
-      config: { auth: w.auth },
-      schema: {
-        tags: [BACKUP_TAG], summary: w.summary('New backup codes'), operationId: w.operationId('recoveryCodesGenerate'),
-        description: 'Makes RECOVERY_CODE_COUNT (8) new codes of 10 characters, replacing every earlier one, and returns them this once (they are stored only hashed). Emails the account.',
-        response: responses(Type.Object({ recoveryCodes: Type.Array(Type.String()) }), [...w.errors], { input: false, auth: true }),
-      },
-    }, async (req) => twoStep.generateCodes(w.uid(req), contextOf(req)));
-
-    for (const method of ['post', 'put'] as const) {
-      app[method](`${w.prefix}/recoveryCodes`, {
-        config: { auth: w.auth },
-        schema: {
-          tags: [BACKUP_TAG], summary: w.summary(method === 'post' ? 'Store backup codes' : 'Replace backup codes'),
-          operationId: w.operationId(method === 'post' ? 'recoveryCodesSet' : 'recoveryCodesUpdate'),
-          description: 'Codes the client made (1–8 different codes of 8–20 letters or digits) replace every earlier one. Emails the account.',
-          body: body({ recoveryCodes }),
-          response: responses(success, [...w.errors], { auth: true }),
-        },
-      }, async (req) => twoStep.setCodes(w.uid(req), req.body.recoveryCodes, contextOf(req)));
-    }
-  }
+      doors: twoDoors('POST', '/totp/destroy', 'totpDestroy'),
+    }),
+    operation({
+      tags: [TAG], summary: 'Start replacing the authenticator app',
+      description: 'A new secret for a new app; the current app keeps working until `/totp/replace/confirm` gets a code from the new one. 155 when two-step is off.',
+      input: { body: body({ metricsContext: Type.Optional(metricsContext) }) },
+      output: newSecret,
+      errors: ['TOTP_TOKEN_NOT_FOUND'],
+      rateLimit: { actions: ['totpCreate'] },
+      handle: ({ caller }) => twoStep.replaceStart(caller.uid),
+      doors: twoDoors('POST', '/totp/replace/start', 'totpReplaceStart'),
+    }),
+    operation({
+      tags: [TAG], summary: 'Finish replacing the authenticator app',
+      description: 'A code from the new app makes it the account\'s (`success: true`) and emails the account; a wrong code answers `success: false`. 155 without a replacement in progress.',
+      input: { body: body({ code: totpCode, metricsContext: Type.Optional(metricsContext) }) },
+      output: success,
+      errors: ['TOTP_TOKEN_NOT_FOUND', 'THROTTLED'],
+      rateLimit: { actions: ['verifyTotpCode'] },
+      handle: ({ caller, body, request }) => twoStep.replaceConfirm(caller.uid, body.code, request),
+      doors: twoDoors('POST', '/totp/replace/confirm', 'totpReplaceConfirm'),
+    }),
+    operation({
+      tags: [BACKUP_TAG], summary: 'New backup codes',
+      description: 'Makes RECOVERY_CODE_COUNT (8) new codes of 10 characters, replacing every earlier one, and returns them this once (they are stored only hashed). Emails the account.',
+      input: {},
+      output: Type.Object({ recoveryCodes: Type.Array(Type.String()) }),
+      errors: [],
+      handle: ({ caller, request }) => twoStep.generateCodes(caller.uid, request),
+      doors: twoDoors('GET', '/recoveryCodes', 'recoveryCodesGenerate'),
+    }),
+    ...(['POST', 'PUT'] as const).map((method) => operation({
+      tags: [BACKUP_TAG], summary: method === 'POST' ? 'Store backup codes' : 'Replace backup codes',
+      description: 'Codes the client made (1–8 different codes of 8–20 letters or digits) replace every earlier one. Emails the account.',
+      input: { body: body({ recoveryCodes }) },
+      output: success,
+      errors: [],
+      handle: ({ caller, body, request }) => twoStep.setCodes(caller.uid, body.recoveryCodes, request),
+      doors: twoDoors(method, '/recoveryCodes', method === 'POST' ? 'recoveryCodesSet' : 'recoveryCodesUpdate'),
+    })),
+  ]);
 
   app.get('/recoveryCodes/exists', {
     config: { auth: { strategies: ['sessionToken', 'passwordForgotTokenProven'], unconfirmed: 'A waiting sign-in asks whether a backup code can stand in for the app.' } },

@@ -1,88 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveTokenKeys } from '@tessera/protocol';
-import { createTestServer, newEmail, type TestServer } from '../harness.js';
-import { expectError, hex, rawRequest, type RawRequest, type Reply } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { newEmail } from '../harness.js';
+import { expectError, hex } from '../helpers.js';
+import { validationProbe } from './validation-probe.js';
 
 // Spec 1 §5 through real HTTP: for every rule the current routes use, the accepted edge (the
 // request gets past validation — often to a cheap business answer such as 102 unknown account)
 // and the rejected edge (400/107 naming the field and the rule, or 400/108 naming the parameter).
-
-const V1_PREFIX = 'identity.mozilla.com/picl/v1/quickStretch:';
-const V2_PREFIX = 'identity.mozilla.com/picl/v1/quickStretchV2:';
+// Framework errors, hex lengths, email addresses, login and sign-up fields; the rest is in
+// validation-fields.test.ts.
 
 describe('request validation (spec 1 §5) over HTTP', () => {
-  let t: TestServer;
-  /** A session token (data) of an account created in beforeAll; unconfirmed. */
-  let session: { token: string; id: string; email: string; authPW: string };
-
-  const send = (method: string, path: string, options: RawRequest = {}): Promise<Reply> => rawRequest(t.url, method, path, options);
-
-  const post = (path: string, body: unknown, query?: Record<string, string>) => send('POST', path, { body, ...(query ? { query } : {}) });
-  const bearer = (prefix: string, id: string) => `Bearer ${prefix}${id}`;
-
-  /** 400/107 with `validation: {source, keys: [key], rule, message}` naming the field and the rule. */
-  function expectInvalid(r: Reply, key: string, options: { source?: string; rule?: string | RegExp } = {}) {
-    expectError(r, 'INVALID_PARAMETER', 400);
-    const v = r.body.validation as { source: string; keys: string[]; rule: string; message: string };
-    expect(v, r.text).toBeDefined();
-    expect(v.source).toBe(options.source ?? 'payload');
-    expect(v.keys).toEqual([key]);
-    expect(typeof v.rule).toBe('string');
-    if (options.rule instanceof RegExp) expect(v.rule).toMatch(options.rule);
-    else if (options.rule) expect(v.rule).toBe(options.rule);
-    expect(v.message).toContain(key.split('.').pop());
-    return v;
-  }
-
-  /** 400/108 with `param`. */
-  function expectMissing(r: Reply, param: string) {
-    expectError(r, 'MISSING_PARAMETER', 400);
-    expect(r.body.param).toBe(param);
-    expect(r.body.message).toContain(param);
-  }
-
-  /** The request got past validation: whatever it answered, it was not 107/108 (nor 106/113/415). */
-  function expectPassed(r: Reply, expected?: { status: number; errno?: number }) {
-    expect([106, 107, 108, 113], r.text).not.toContain(r.body.errno);
-    expect([413, 415], r.text).not.toContain(r.status);
-    if (expected) {
-      expect(r.status, r.text).toBe(expected.status);
-      if (expected.errno !== undefined) expect(r.body.errno, r.text).toBe(expected.errno);
-    }
-  }
-
-  /** A login for an unknown address: answers 102 before any scrypt once the body is valid. */
-  const login = (extra: Record<string, unknown> = {}, query?: Record<string, string>) =>
-    post('/account/login', { email: newEmail('nobody'), authPW: hex(64), ...extra }, query);
-  const UNKNOWN = { status: 400, errno: 102 };
-
-  const exists = async (email: string) => {
-    const r = await post('/account/status', { email });
-    expect(r.status, r.text).toBe(200);
-    return r.body.exists as boolean;
-  };
-
-  /** A confirmed account and session (made once, on first use). */
-  let verifiedFixture: Promise<{ email: string; authPW: string; sessionId: string }> | undefined;
-  const verified = () => (verifiedFixture ??= (async () => {
-    const email = newEmail('verified');
-    const authPW = hex(64);
-    const since = t.mail.messages.length;
-    const created = await t.client.accountCreate({ email, authPW, verificationMethod: 'email-otp' });
-    const code = (await t.mail.waitFor(email, 'verifyShortCode', since)).code!;
-    await t.client.sessionVerifyCode(created.sessionToken, { code });
-    return { email, authPW, sessionId: deriveTokenKeys('sessionToken', created.sessionToken).tokenId };
-  })());
-
-  beforeAll(async () => {
-    t = await createTestServer();
-    // One account (one scrypt) whose unconfirmed session the session routes below are probed with.
-    const email = newEmail('probe');
-    const authPW = hex(64);
-    const created = await t.client.accountCreate({ email, authPW, verificationMethod: 'email-otp' });
-    session = { token: created.sessionToken, id: deriveTokenKeys('sessionToken', created.sessionToken).tokenId, email, authPW };
-  });
-  afterAll(async () => t?.close());
+  const p = validationProbe();
+  const { send, post, bearer, expectInvalid, expectMissing, expectPassed, login, UNKNOWN, verified } = p;
 
   describe('framework errors', () => {
     it('malformed JSON → 400/106', async () => {
@@ -91,7 +20,7 @@ describe('request validation (spec 1 §5) over HTTP', () => {
     });
 
     it('a body over BODY_LIMIT_BYTES → 413/113; a body of exactly the limit is read', async () => {
-      const limit = t.config.server.bodyLimit;
+      const limit = p.t.config.server.bodyLimit;
       expect(limit).toBe(65536);
       const frame = JSON.stringify({ email: newEmail(), authPW: hex(64), redirectTo: '' });
       const padded = (size: number) => frame.replace('"redirectTo":""', `"redirectTo":"${'a'.repeat(size - frame.length)}"`);
@@ -264,7 +193,7 @@ describe('request validation (spec 1 §5) over HTTP', () => {
 
     it('redirectTo and resume: 2048 accepted, 2049 rejected', async () => {
       // On the server's own origin: another one is refused whatever its length (issue 22).
-      const origin = `${t.url}/`;
+      const origin = `${p.t.url}/`;
       const at2048 = `${origin}${'r'.repeat(2048 - origin.length)}`;
       expect(at2048).toHaveLength(2048);
       expectPassed(await login({ redirectTo: at2048 }), UNKNOWN);
@@ -307,182 +236,6 @@ describe('request validation (spec 1 §5) over HTTP', () => {
       expectPassed(await login({}, { keys: 'false' }), UNKNOWN);
       expectInvalid(await login({}, { keys: 'maybe' }), 'keys', { source: 'query', rule: 'type' });
       expectInvalid(await post('/account/create', { email: newEmail(), authPW: hex(64) }, { keys: 'yes please' }), 'keys', { source: 'query', rule: 'type' });
-    });
-  });
-
-  describe('metricsContext', () => {
-    const flowId = hex(64);
-    const flowBeginTime = Date.now();
-
-    it('flowId and flowBeginTime together are accepted', async () => {
-      expectPassed(await login({ metricsContext: { flowId, flowBeginTime } }), UNKNOWN);
-      expectPassed(await login({ metricsContext: {} }), UNKNOWN);
-    });
-
-    it('flowId without flowBeginTime and vice versa → 107 naming the missing one', async () => {
-      const a = expectInvalid(await login({ metricsContext: { flowId } }), 'metricsContext.flowBeginTime', { rule: 'dependentRequired' });
-      expect(a.message).toContain('flowId');
-      const b = expectInvalid(await login({ metricsContext: { flowBeginTime } }), 'metricsContext.flowId', { rule: 'dependentRequired' });
-      expect(b.message).toContain('flowBeginTime');
-      expectInvalid(await post('/account/status', { email: newEmail(), metricsContext: { flowId } }), 'metricsContext.flowBeginTime', { rule: 'dependentRequired' });
-    });
-
-    it('a sign-up with flowId but no flowBeginTime is rejected and creates nothing', async () => {
-      const email = newEmail('halfflow');
-      expectInvalid(await post('/account/create', { email, authPW: hex(64), metricsContext: { flowId } }), 'metricsContext.flowBeginTime', { rule: 'dependentRequired' });
-      expect(await exists(email)).toBe(false);
-    });
-
-    it('flowId is 64 hex; flowBeginTime a positive integer', async () => {
-      expectInvalid(await login({ metricsContext: { flowId: hex(63), flowBeginTime } }), 'metricsContext.flowId');
-      expectInvalid(await login({ metricsContext: { flowId: hex(65), flowBeginTime } }), 'metricsContext.flowId');
-      expectInvalid(await login({ metricsContext: { flowId: `${hex(63)}q`, flowBeginTime } }), 'metricsContext.flowId', { rule: 'pattern' });
-      expectInvalid(await login({ metricsContext: { flowId, flowBeginTime: 0 } }), 'metricsContext.flowBeginTime', { rule: 'minimum' });
-      expectInvalid(await login({ metricsContext: { flowId, flowBeginTime: 1.5 } }), 'metricsContext.flowBeginTime', { rule: 'type' });
-    });
-
-    it('deviceId is 32 hex', async () => {
-      expectPassed(await login({ metricsContext: { deviceId: hex(32) } }), UNKNOWN);
-      expectInvalid(await login({ metricsContext: { deviceId: hex(31) } }), 'metricsContext.deviceId');
-      expectInvalid(await login({ metricsContext: { deviceId: hex(33) } }), 'metricsContext.deviceId');
-      expectInvalid(await login({ metricsContext: { deviceId: `${hex(31)}z` } }), 'metricsContext.deviceId', { rule: 'pattern' });
-    });
-
-    it('utm fields: word characters, / . % - (max 128); others rejected', async () => {
-      expectPassed(await login({ metricsContext: { utmSource: 'news/2024.05%20-a_b', utmCampaign: 'c'.repeat(128) } }), UNKNOWN);
-      expectInvalid(await login({ metricsContext: { utmSource: 'has space' } }), 'metricsContext.utmSource', { rule: 'pattern' });
-      expectInvalid(await login({ metricsContext: { utmTerm: 'a<b' } }), 'metricsContext.utmTerm', { rule: 'pattern' });
-      expectInvalid(await login({ metricsContext: { utmCampaign: 'c'.repeat(129) } }), 'metricsContext.utmCampaign', { rule: 'maxLength' });
-    });
-
-    it('entrypoint fields: word characters, . : - (max 128); others rejected', async () => {
-      expectPassed(await login({ metricsContext: { entrypoint: 'preferences:sync.menu-1', entrypointExperiment: 'exp_1', entrypointVariation: 'v.2' } }), UNKNOWN);
-      expectInvalid(await login({ metricsContext: { entrypoint: 'menu/panel' } }), 'metricsContext.entrypoint', { rule: 'pattern' });
-      expectInvalid(await login({ metricsContext: { entrypointVariation: 'a b' } }), 'metricsContext.entrypointVariation', { rule: 'pattern' });
-    });
-
-    it('an unknown metricsContext key is rejected', async () => {
-      expectInvalid(await login({ metricsContext: { flowId, flowBeginTime, utm_source: 'x' } }), 'metricsContext.utm_source', { rule: 'additionalProperties' });
-    });
-  });
-
-  describe('password fields', () => {
-    // finish_setup checks its setup token before the password fields' business rules, so a body that
-    // passes validation answers 110 (bogus token) without any scrypt.
-    const fakeSetupToken = 'eyJhbGciOiJIUzI1NiJ9.eyJ1aWQiOiJ4In0.c2lnbmF0dXJl';
-    const finishSetup = (extra: Record<string, unknown>) => post('/account/finish_setup', { token: fakeSetupToken, authPW: hex(64), ...extra });
-
-    // The v2 group with a given clientSalt (the fields go together, so each needs the others).
-    const v2With = (clientSalt: string) => ({ authPWVersion2: hex(64), wrapKb: hex(64), wrapKbVersion2: hex(64), clientSalt });
-
-    it('clientSalt: only the v2 form (quickStretchV2 prefix + 32 lowercase hex) passes; the v1 prefix and anything else is refused', async () => {
-      const bogusToken = { status: 401, errno: 110 };
-      expectPassed(await finishSetup(v2With(`${V2_PREFIX}${hex(32)}`)), bogusToken);
-      // The server never stretches with a v1 salt the client sends (protocol.md §1.2), so the schema
-      // refuses it too instead of letting the request fail later.
-      expectInvalid(await finishSetup(v2With(`${V1_PREFIX}someone@example.com`)), 'clientSalt', { rule: 'pattern' });
-      expectInvalid(await finishSetup(v2With(`identity.mozilla.com/picl/v1/quickStretchV3:${hex(32)}`)), 'clientSalt', { rule: 'pattern' });
-      expectInvalid(await finishSetup(v2With(hex(32))), 'clientSalt', { rule: 'pattern' });
-      expectInvalid(await finishSetup(v2With(`x${V2_PREFIX}${hex(32)}`)), 'clientSalt', { rule: 'pattern' });
-      expectInvalid(await finishSetup(v2With(`${V2_PREFIX}${'A'.repeat(32)}`)), 'clientSalt', { rule: 'pattern' });
-    });
-
-    it('clientSalt: 31 or 33 hex characters are refused, and so is anything past 128 characters', async () => {
-      expectInvalid(await finishSetup(v2With(`${V2_PREFIX}${'a'.repeat(31)}`)), 'clientSalt', { rule: 'pattern' });
-      expectInvalid(await finishSetup(v2With(`${V2_PREFIX}${'a'.repeat(33)}`)), 'clientSalt', { rule: 'pattern' });
-      expectInvalid(await finishSetup(v2With(`${V2_PREFIX}${'a'.repeat(129 - V2_PREFIX.length)}`)), 'clientSalt', { rule: 'maxLength' });
-    });
-
-    it('a v2 sign-up with every field and ?keys=true is accepted and returns both key fetch tokens', async () => {
-      const email = newEmail('v2');
-      const r = await post('/account/create', {
-        email, authPW: hex(64), authPWVersion2: hex(64), wrapKb: hex(64), wrapKbVersion2: hex(64), clientSalt: `${V2_PREFIX}${hex(32)}`,
-        verificationMethod: 'email-otp',
-      }, { keys: 'true' });
-      expect(r.status, r.text).toBe(200);
-      expect(r.body.keyFetchToken).toMatch(/^[0-9a-f]{64}$/);
-      expect(r.body.keyFetchTokenVersion2).toMatch(/^[0-9a-f]{64}$/);
-      expect(await exists(email)).toBe(true);
-    });
-
-    it('the version-2 fields go together, with wrapKb: a partial group → 107 naming the first missing field (a schema rule)', async () => {
-      const email = newEmail('v2half');
-      const r = await post('/account/create', { email, authPW: hex(64), authPWVersion2: hex(64), wrapKb: hex(64) });
-      expectError(r, 'INVALID_PARAMETER', 400);
-      const v = r.body.validation as { source: string; keys: string[]; rule: string; message: string };
-      expect(v).toEqual({ source: 'payload', keys: ['wrapKbVersion2'], rule: 'dependentRequired', message: 'wrapKbVersion2 is required when authPWVersion2 is present' });
-      const noWrapKb = await post('/account/create', { email, authPW: hex(64), authPWVersion2: hex(64), wrapKbVersion2: hex(64), clientSalt: `${V2_PREFIX}${hex(32)}` });
-      expectError(noWrapKb, 'INVALID_PARAMETER', 400);
-      expect((noWrapKb.body.validation as { keys: string[] }).keys).toEqual(['wrapKb']);
-      const saltOnly = await post('/account/create', { email, authPW: hex(64), clientSalt: `${V2_PREFIX}${hex(32)}` });
-      expectError(saltOnly, 'INVALID_PARAMETER', 400);
-      expect((saltOnly.body.validation as { keys: string[] }).keys).toEqual(['authPWVersion2']);
-      // The OpenAPI document says the same, so generated clients know the rule.
-      const doc = JSON.parse(JSON.stringify((await send('GET', '/openapi.json')).body)) as { paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: { dependentRequired?: Record<string, string[]> } } } } } }> };
-      expect(doc.paths['/v1/account/create']!.post.requestBody.content['application/json'].schema.dependentRequired?.authPWVersion2).toEqual(['wrapKbVersion2', 'clientSalt', 'wrapKb']);
-      // None of these left an account behind.
-      expect(await exists(email)).toBe(false);
-    });
-
-    it('a rejected sign-up changes nothing', async () => {
-      const email = newEmail('rejected');
-      expectInvalid(await post('/account/create', { email, authPW: hex(63) }), 'authPW');
-      expectInvalid(await post('/account/create', { email, authPW: hex(64), service: 'not_allowed' }), 'service');
-      expectMissing(await post('/account/create', { email }), 'authPW');
-      expectError(await send('POST', '/account/create', { raw: `{"email":"${email}","authPW":"${hex(64)}"` }), 'INVALID_JSON', 400);
-      expect(await exists(email)).toBe(false);
-      const byUid = await send('GET', '/account/status', { query: { uid: hex(32) } });
-      expect(byUid.body).toEqual({ exists: false });
-      // No confirmation mail went out either: MailCapture records a message before it acknowledges
-      // it, and the server sends before it replies, so any mail these requests caused is already here.
-      expect(t.mail.messages.filter((m) => m.to === email.toLowerCase())).toEqual([]);
-    });
-  });
-
-  describe('verification codes', () => {
-    it('session verify code: 6 to 8 digits pass validation; 5, 9 and non-digits are rejected', async () => {
-      const auth = bearer('fxs_', session.id);
-      const verify = (code: unknown) => send('POST', '/session/verify_code', { body: { code }, authorization: auth });
-      // Wrong codes: past validation, refused by the code check (never 107/108).
-      for (const code of ['000000', '0000000', '00000000']) {
-        const r = await verify(code);
-        expectPassed(r);
-        expect(r.status, r.text).toBe(400);
-      }
-      expectInvalid(await verify('00000'), 'code', { rule: 'pattern' });
-      expectInvalid(await verify('000000000'), 'code', { rule: 'pattern' });
-      expectInvalid(await verify('12345a'), 'code', { rule: 'pattern' });
-      expectInvalid(await verify(123456), 'code', { rule: 'type' });
-      expectMissing(await send('POST', '/session/verify_code', { body: {}, authorization: auth }), 'code');
-    });
-
-    it('forgot-password code: 8 or 16 digits pass validation; 7, 9, 15, 17 and non-digits are rejected', async () => {
-      const { email } = await verified();
-      const { passwordForgotToken } = await t.client.passwordForgotSendCode({ email });
-      const auth = bearer('fxpf_', deriveTokenKeys('passwordForgotToken', passwordForgotToken).tokenId);
-      const verify = (c: unknown) => send('POST', '/password/forgot/verify_code', { body: { code: c }, authorization: auth });
-
-      // Rejected shapes first: they must not spend any of the token's tries.
-      for (const bad of ['1234567', '123456789', '123456789012345', '12345678901234567', 'abcdefgh', '1234 678']) {
-        expectInvalid(await verify(bad), 'code', { rule: 'pattern' });
-      }
-      const before = await send('GET', '/password/forgot/status', { authorization: auth });
-      expect(before.status, before.text).toBe(200);
-      expect(before.body.tries).toBe(t.config.tokens.passwordForgotTries);
-
-      const eight = await verify('00000000');
-      expectPassed(eight, { status: 400, errno: 105 });
-      const sixteen = await verify('0000000000000000');
-      expectPassed(sixteen, { status: 400, errno: 105 });
-    });
-
-    it('/password/forgot/verify_otp code: exactly 8 digits', async () => {
-      expectPassed(await post('/password/forgot/verify_otp', { email: newEmail(), code: '12345678' }), UNKNOWN);
-      expectInvalid(await post('/password/forgot/verify_otp', { email: newEmail(), code: '1234567' }), 'code', { rule: 'pattern' });
-      expectInvalid(await post('/password/forgot/verify_otp', { email: newEmail(), code: '123456789' }), 'code', { rule: 'pattern' });
-      expectInvalid(await post('/password/forgot/verify_otp', { email: newEmail(), code: '1234567a' }), 'code', { rule: 'pattern' });
-      expectInvalid(await post('/password/forgot/verify_otp', { email: newEmail(), code: '1234567890123456' }), 'code', { rule: 'pattern' });
-      expectMissing(await post('/password/forgot/verify_otp', { email: newEmail() }), 'code');
     });
   });
 });

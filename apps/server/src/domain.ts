@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyTypeProvider, RawServerDefault } from 'fastify';
 import type { StrategyMap } from './http/auth.js';
+import { afterCommit } from './storage/after-commit.js';
 import type { Trx } from './storage/executor.js';
 
 // The contract every domain folder keeps (README "Layout", portal ADR 0001). A domain is
@@ -34,7 +35,23 @@ export interface AccountHooks {
    * one and would let its reader in without the password (reset codes and tokens, unblock codes).
    */
   onPrimaryEmailChanged?(trx: Trx, uid: string): Promise<void>;
+
+  // The after-commit phase: run once the transaction that made the change has committed (never
+  // when it rolled back), outside it, after every domain's `on…` hook. For effects that must not
+  // happen for a change that may still roll back, and whose loss in a crash is acceptable (a
+  // push, a cache dropped on another instance). What must survive a crash is a job instead,
+  // enqueued in the `on…` hook (jobs/): it commits with the change and is retried until done.
+  // A failure is reported as a process warning; it cannot fail a change already committed.
+
+  /** The account's deletion committed. */
+  afterAccountDeleted?(uid: string): Promise<void>;
+  /** A password change committed (the `on…` hook already ended what the old password granted). */
+  afterPasswordChanged?(uid: string): Promise<void>;
+  /** A password reset committed. */
+  afterPasswordReset?(uid: string): Promise<void>;
 }
+
+type AfterHookName = 'afterAccountDeleted' | 'afterPasswordChanged' | 'afterPasswordReset';
 
 /**
  * What changed on an account, as the account's devices are told of it (issue 11):
@@ -113,14 +130,17 @@ export class AccountLifecycle {
 
   async accountDeleted(trx: Trx, uid: string): Promise<void> {
     for (const { hooks } of this.hooks) await hooks.onAccountDeleted?.(trx, uid);
+    await this.afterCommitOf(trx, 'afterAccountDeleted', uid);
   }
 
   async passwordChanged(trx: Trx, uid: string, keep: PasswordChangeKeep): Promise<void> {
     for (const { hooks } of this.hooks) await hooks.onPasswordChanged?.(trx, uid, keep);
+    await this.afterCommitOf(trx, 'afterPasswordChanged', uid);
   }
 
   async passwordReset(trx: Trx, uid: string): Promise<void> {
     for (const { hooks } of this.hooks) await hooks.onPasswordReset?.(trx, uid);
+    await this.afterCommitOf(trx, 'afterPasswordReset', uid);
   }
 
   async accountChanged(trx: Trx, uid: string, change: AccountChange): Promise<void> {
@@ -129,6 +149,23 @@ export class AccountLifecycle {
 
   async primaryEmailChanged(trx: Trx, uid: string): Promise<void> {
     for (const { hooks } of this.hooks) await hooks.onPrimaryEmailChanged?.(trx, uid);
+  }
+
+  /** Registers `hook`'s after-commit phase on `trx` (storage/after-commit.ts); the hooks then run one after the other. */
+  private async afterCommitOf(trx: Trx, hook: AfterHookName, uid: string): Promise<void> {
+    const run = this.hooks.filter((h) => h.hooks[hook]);
+    if (!run.length) return;
+    await afterCommit(trx, () => {
+      void (async () => {
+        for (const { name, hooks } of run) {
+          try {
+            await hooks[hook]!(uid);
+          } catch (err) {
+            process.emitWarning(new Error(`${name}'s ${hook} failed: ${(err as Error)?.message ?? String(err)}`), 'AfterCommitWarning');
+          }
+        }
+      })();
+    });
   }
 }
 

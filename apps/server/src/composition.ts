@@ -1,7 +1,7 @@
 import { ConfigError, readConfig, type ConfigKey, type ConfigSlice, type Env } from './config-schema.js';
 import type { Domain } from './domain.js';
 import type { AnyManifest, ComposedDeclarations, DomainContext, DomainServices, DomainSettings, Platform } from './manifest.js';
-import { TEMPLATES, type AnyTemplate } from './senders/mail/templates.js';
+import type { AnyTemplate } from './senders/mail/templates.js';
 import { MIGRATIONS, type TesseraMigration } from './storage/migrations/index.js';
 
 // The compositions of the domain list (manifest.ts): each is a pure function of the manifests, so
@@ -56,14 +56,14 @@ function mergeNamed<V>(into: Record<string, V>, from: Record<string, V> | undefi
 }
 
 /**
- * Composes the declarations. `base` is what the platform itself declares (the core email
- * templates, the migrations written before domains carried their own, customs' `default` rule).
+ * Composes the declarations. Beside the domains', the platform's own migrations (storage/migrations:
+ * those written before domains carried their own) come first in the one order.
  */
-export function composeDeclarations(domains: readonly AnyManifest[], base: { rateLimitRules?: string } = {}): Declarations {
+export function composeDeclarations(domains: readonly AnyManifest[]): Declarations {
   const securityEvents: Record<string, string> = {};
-  const emails: Record<string, AnyTemplate> = { ...(TEMPLATES as Record<string, AnyTemplate>) };
+  const emails: Record<string, AnyTemplate> = {};
   const migrations: Record<string, TesseraMigration> = { ...MIGRATIONS };
-  const rules: string[] = base.rateLimitRules ? [base.rateLimitRules] : [];
+  const rules: string[] = [];
   const tables: Declarations['tables'] = [];
   for (const d of domains) {
     mergeNamed(securityEvents, d.securityEvents, 'security event', d.name);

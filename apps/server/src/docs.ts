@@ -4,7 +4,6 @@ export { configSlices, PLATFORM_SLICES } from './config.js';
 export { DOMAINS } from './app.js';
 export { composeDeclarations } from './composition.js';
 export type { ConfigKey } from './config-schema.js';
-export { TEMPLATES } from './senders/mail/templates.js';
 export { SUPPORTED_LOCALES, renderParts, translator } from './senders/mail/render.js';
 export { MIGRATIONS } from './storage/migrations/index.js';
 export { openStorage, migrateToLatest } from './storage/db.js';

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { DOMAINS } from '../../src/app.js';
+import { composeDeclarations } from '../../src/composition.js';
 import { Mailer } from '../../src/senders/mail/mailer.js';
 import type { MailMessage, MailSender } from '../../src/senders/mail/sender.js';
 
@@ -9,7 +11,7 @@ describe('the mailer and its development headers', () => {
   const mailer = (revealCodes: boolean) => new Mailer({
     sender, revealCodes, softBounceMs: 0, clock: { now: () => 0 },
     bounces: { latest: async () => null, record: async () => undefined },
-    log: { warn: () => undefined } as never,
+    log: { warn: () => undefined } as never, templates: composeDeclarations(DOMAINS).emails,
   });
 
   it('puts the code in X-Tessera-Code outside production', async () => {

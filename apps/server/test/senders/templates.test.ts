@@ -1,13 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { renderParts, SUPPORTED_LOCALES, translator, type MailContent, type Translate } from '../../src/senders/mail/render.js';
-import { TEMPLATES, type TemplateData, type TemplateName } from '../../src/senders/mail/templates.js';
+import { DOMAINS } from '../../src/app.js';
+import { composeDeclarations } from '../../src/composition.js';
+import type { AnyTemplate, TemplateData, TemplateName, TemplateRegistry } from '../../src/senders/mail/templates.js';
 // @ts-expect-error: a plain .mjs helper of the portal's generators, without types
 import { cell } from '../../../portal/scripts/markdown.mjs';
 
 // Issue 10: every email, in every language and every state its data allows, reads as whole
 // sentences about Tessera: no unfilled `{placeholder}`, no `undefined`, no heading cut off
 // mid-sentence ("…signed in to"), no first sentence speaking of a link that the message lacks.
+
+/** Every template the composed domains declare (each domain's emails.ts). */
+const TEMPLATES = composeDeclarations(DOMAINS).emails as unknown as TemplateRegistry;
+/** The strings of `locale` with the template's own on top. */
+const translatorFor = (locale: string, name: TemplateName) => translator(locale, (TEMPLATES[name] as AnyTemplate).strings);
 
 /** Full data for each template; the optional keys below are then left out in every combination. */
 const SAMPLES: { [N in TemplateName]: TemplateData<N> } = {
@@ -93,8 +100,8 @@ function readsWhole(content: MailContent, label: string): void {
 describe('every email template in every state', () => {
   const to = 'someone@example.com';
   for (const locale of SUPPORTED_LOCALES) {
-    const t = translator(locale);
     for (const name of Object.keys(TEMPLATES) as TemplateName[]) {
+      const t = translatorFor(locale, name);
       for (const [state, data] of states(name)) {
         it(`${locale} ${name} ${state}`, () => {
           const template = TEMPLATES[name] as unknown as { content(t: Translate, d: unknown): MailContent };
@@ -133,8 +140,8 @@ describe('every email template in every state', () => {
   }
 
   it('tells a person to change a password only when they have one that may be known', () => {
-    const t = translator('en');
     const render = (name: TemplateName) => {
+      const t = translatorFor('en', name);
       const template = TEMPLATES[name] as unknown as { content(t: Translate, d: unknown): MailContent };
       return renderParts(template.content(t, SAMPLES[name]), t, 'a@example.com').text;
     };
@@ -151,7 +158,7 @@ describe('every email template in every state', () => {
   });
 
   it('escapes what the data carries in the HTML part', () => {
-    const t = translator('en');
+    const t = translatorFor('en', 'newDeviceLogin');
     const content = TEMPLATES.newDeviceLogin.content(t, { device: '<script>x</script> & co', time: '2026-11-22 10:00' });
     const { html, text } = renderParts(content, t, 'a"b@example.com');
     expect(html).not.toContain('<script>');
@@ -164,9 +171,9 @@ describe('every email template in every state', () => {
     const table = readFileSync(new URL('../../../portal/docs/_generated/emails.md', import.meta.url), 'utf8');
     const rows = table.split('\n').filter((l) => l.startsWith('| `'));
     expect(rows.map((r) => /^\| `(\w+)`/.exec(r)![1])).toEqual(Object.keys(TEMPLATES));
-    const t = translator('en');
     for (const row of rows) {
       const name = /^\| `(\w+)`/.exec(row)![1] as TemplateName;
+      const t = translatorFor('en', name);
       const template = TEMPLATES[name] as unknown as { sentWhen: string; content(t: unknown, d: unknown): MailContent };
       expect(row, name).toContain(cell(template.sentWhen));
       const subject = template.content(t, SAMPLES[name]).subject;

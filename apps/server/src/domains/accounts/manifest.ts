@@ -1,4 +1,5 @@
 import { defineDomain } from '../../manifest.js';
+import { EMAILS } from './emails.js';
 import { createAccountsDomain, type AccountsService } from './index.js';
 import type { AccountSetupService } from './setup.js';
 
@@ -49,6 +50,7 @@ accountDestroy                   : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const accountsDomain = defineDomain({
   name: 'accounts',
+  emails: EMAILS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'sessions', 'tokens', 'oauth', 'emails', 'customs', 'securityEvents', 'linkedAccounts', 'twoStep', 'secondaryEmails'],

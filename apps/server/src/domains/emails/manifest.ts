@@ -1,4 +1,5 @@
 import { defineDomain } from '../../manifest.js';
+import { EMAILS } from './emails.js';
 import { createEmailsDomain } from './index.js';
 import type { Confirmations } from './service.js';
 
@@ -35,6 +36,7 @@ verifySessionCode                : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const emailsDomain = defineDomain({
   name: 'emails',
+  emails: EMAILS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'sessions', 'securityEvents'],

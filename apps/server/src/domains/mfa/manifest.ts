@@ -1,5 +1,6 @@
 import type { ConfigValues } from '../../config-schema.js';
 import { defineDomain } from '../../manifest.js';
+import { EMAILS } from './emails.js';
 import { mfaConfig } from './config.js';
 import { createMfaDomain } from './index.js';
 import type { MfaService } from './service.js';
@@ -38,6 +39,7 @@ mfaOtpCodeVerify                 : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const mfaDomain = defineDomain({
   name: 'mfa',
+  emails: EMAILS,
   rateLimits: RATE_LIMITS,
   needs: ['records', 'sessions', 'twoStep'],
   config: { key: 'mfa', title: 'MFA step-up tokens', slice: mfaConfig },

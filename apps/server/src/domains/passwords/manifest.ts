@@ -1,4 +1,5 @@
 import { defineDomain } from '../../manifest.js';
+import { EMAILS } from './emails.js';
 import { createPasswordsDomain } from './index.js';
 import type { PasswordsService } from './service.js';
 
@@ -44,6 +45,7 @@ passwordForgotVerifyOtpPerDay    : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const passwordsDomain = defineDomain({
   name: 'passwords',
+  emails: EMAILS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'accounts', 'sessions', 'tokens', 'recoveryKeys', 'twoStep', 'securityEvents'],

@@ -1,5 +1,6 @@
 import type { ConfigValues } from '../../config-schema.js';
 import { defineDomain } from '../../manifest.js';
+import { EMAILS } from './emails.js';
 import { recoveryPhoneConfig } from './config.js';
 import { createRecoveryPhoneDomain } from './index.js';
 import type { RecoveryPhoneService } from './service.js';
@@ -39,6 +40,7 @@ recoveryPhoneCheck               : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const recoveryPhoneDomain = defineDomain({
   name: 'recovery-phone',
+  emails: EMAILS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'securityEvents', 'twoStep'],

@@ -1,5 +1,6 @@
 import type { ConfigValues } from '../../config-schema.js';
 import { defineDomain } from '../../manifest.js';
+import { EMAILS } from './emails.js';
 import { secondaryEmailsConfig } from './config.js';
 import { createSecondaryEmailsDomain } from './index.js';
 import type { SecondaryEmails } from './service.js';
@@ -42,6 +43,7 @@ recoveryEmailSecondaryVerifyCode : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const secondaryEmailsDomain = defineDomain({
   name: 'secondary-emails',
+  emails: EMAILS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'securityEvents'],

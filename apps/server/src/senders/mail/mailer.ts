@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { pickLocale, renderParts, translator } from './render.js';
 import { MailDeliveryError, type MailSender } from './sender.js';
-import { TEMPLATES, type AnyTemplate, type TemplateData, type TemplateName } from './templates.js';
+import type { AnyTemplate, TemplateData, TemplateName } from './templates.js';
 
 /** What the mailer needs to refuse mail to bounced addresses and to record new refusals. */
 export interface BounceLog {
@@ -23,8 +23,8 @@ export interface MailerDeps {
    * headers (tests and the CLI read them). Production never puts them anywhere but the body.
    */
   revealCodes: boolean;
-  /** Every template it may send: the core ones and those the domains contribute (default: the core ones). */
-  templates?: Record<string, AnyTemplate>;
+  /** Every template it may send: those the composed domains declare (their manifests' `emails`). */
+  templates: Record<string, AnyTemplate>;
 }
 
 /**
@@ -35,17 +35,14 @@ export interface MailerDeps {
 export class Mailer {
   constructor(private readonly deps: MailerDeps) {}
 
-  async send<N extends TemplateName>(name: N, to: string, locale: string | null, data: TemplateData<N>): Promise<void>;
-  /** A template a domain contributed (its manifest's `emails`), by name. */
-  async send(name: string, to: string, locale: string | null, data: object): Promise<void>;
-  async send(name: string, to: string, locale: string | null, data: object): Promise<void> {
+  async send<N extends TemplateName>(name: N, to: string, locale: string | null, data: TemplateData<N>): Promise<void> {
     const now = this.deps.clock.now();
     const bounce = await this.deps.bounces.latest(to);
     if (bounce?.type === 'complaint') throw appError('BOUNCE_COMPLAINT', { bouncedAt: bounce.createdAt });
     if (bounce?.type === 'hard') throw appError('BOUNCE_HARD', { bouncedAt: bounce.createdAt });
     if (bounce?.type === 'soft' && now - bounce.createdAt < this.deps.softBounceMs) throw appError('BOUNCE_SOFT', { bouncedAt: bounce.createdAt });
 
-    const template = (this.deps.templates ?? TEMPLATES as Record<string, AnyTemplate>)[name];
+    const template = this.deps.templates[name];
     if (!template) throw new Error(`no email template ${name}: its domain is not composed`);
     const t = translator(pickLocale(locale), template.strings);
     const content = template.content(t, data);

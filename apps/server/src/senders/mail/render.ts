@@ -17,7 +17,6 @@ export function pickLocale(preference: string | null | undefined): string {
 }
 
 /** A core message key, or one a domain's template brings in its `strings`. */
-// eslint-disable-next-line @typescript-eslint/ban-types
 export type Translate = (key: MessageKey | (string & {}), vars?: Record<string, string | number>) => string;
 
 /**

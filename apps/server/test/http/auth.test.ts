@@ -1,84 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveTokenKeys, hawkHeader, type TokenType } from '@tessera/protocol';
 import { TesseraClient } from '@tessera/client';
-import { createTestServer, httpDialects, newEmail, testSigningKey, type TestServer } from '../harness.js';
-import { expectError, hex, rawRequest, type RawRequest, type Reply } from '../helpers.js';
+import { createTestServer, httpDialects, newEmail, type TestServer } from '../harness.js';
+import { expectError, hex } from '../helpers.js';
+import {
+  account, bearer, changeToken, expectBadSignature, expectInvalidToken, expectOk, forgotToken, hawk, idOf, nowSeconds, resetToken, send, type Account,
+} from './token-auth.js';
 
-// Token presentation (protocol.md §2.2), token lifetimes and single use (§2.1, spec 1 §4), on every
-// dialect: prefixed Bearer ids, Hawk with MAC / payload hash / timestamp / nonce checks, expiry by a
-// manual clock, and the 401 errnos of protocol.md §6.1 (109 signature, 110 token, 111 timestamp,
-// 115 nonce).
-
-const idOf = (type: TokenType, data: string) => deriveTokenKeys(type, data).tokenId;
-const PREFIX: Record<TokenType, string> = {
-  sessionToken: 'fxs_', keyFetchToken: 'fxk_', accountResetToken: 'fxar_', passwordForgotToken: 'fxpf_', passwordChangeToken: 'fxpc_',
-};
-const bearer = (type: TokenType, data: string) => `Bearer ${PREFIX[type]}${idOf(type, data)}`;
-
-function send(s: TestServer, method: string, path: string, options: RawRequest = {}): Promise<Reply> {
-  return rawRequest(s.url, method, path, options);
-}
-
-const expectInvalidToken = (r: Reply) => expectError(r, 'INVALID_TOKEN', 401);
-const expectBadSignature = (r: Reply) => expectError(r, 'INVALID_REQUEST_SIGNATURE', 401);
-function expectOk(r: Reply) {
-  expect(r.status, r.text).toBe(200);
-}
-
-interface Account {
-  email: string;
-  authPW: string;
-  uid: string;
-  sessionToken: string;
-  keyFetchToken?: string;
-}
-
-/** A v1 account with a random authPW (one scrypt, no client stretch); confirmed by its emailed code unless `verify: false`. */
-async function account(s: TestServer, options: { verify?: boolean; keys?: boolean } = {}): Promise<Account> {
-  const email = newEmail('auth');
-  const authPW = hex(64);
-  const since = s.mail.messages.length;
-  const created = await s.client.accountCreate({ email, authPW, verificationMethod: 'email-otp' }, { keys: options.keys ?? false });
-  if (options.verify !== false) {
-    const { code } = await s.mail.waitFor(email, 'verifyShortCode', since);
-    await s.client.sessionVerifyCode(created.sessionToken, { code: code! });
-  }
-  return { email, authPW, uid: created.uid, sessionToken: created.sessionToken, ...(created.keyFetchToken ? { keyFetchToken: created.keyFetchToken } : {}) };
-}
-
-/** A password forgot token and its emailed code. */
-async function forgotToken(s: TestServer, email: string) {
-  const since = s.mail.messages.length;
-  const { passwordForgotToken } = await s.client.passwordForgotSendCode({ email });
-  const { code } = await s.mail.waitFor(email, 'recoveryEmail', since);
-  return { passwordForgotToken, code: code! };
-}
-
-async function resetToken(s: TestServer, email: string): Promise<string> {
-  const forgot = await forgotToken(s, email);
-  const { accountResetToken } = await s.client.passwordForgotVerifyCode(forgot.passwordForgotToken, { code: forgot.code });
-  return accountResetToken;
-}
-
-async function changeToken(s: TestServer, a: Account): Promise<string> {
-  const { passwordChangeToken } = await s.client.passwordChangeStart(a.sessionToken, { email: a.email, oldAuthPW: a.authPW });
-  return passwordChangeToken;
-}
-
-/** A Hawk header signed by hand for a request to `s`. */
-function hawk(s: TestServer, method: string, path: string, token: { type: TokenType; data: string }, extra: { payload?: string; ts?: number; nonce?: string; key?: string; url?: string } = {}) {
-  const keys = deriveTokenKeys(token.type, token.data);
-  return hawkHeader({
-    method,
-    url: extra.url ?? `${s.url}/v1${path}`,
-    credentials: { id: keys.tokenId, key: extra.key ?? keys.authKey },
-    ...(extra.payload !== undefined ? { payload: extra.payload, contentType: 'application/json' } : {}),
-    ...(extra.ts !== undefined ? { ts: extra.ts } : {}),
-    ...(extra.nonce !== undefined ? { nonce: extra.nonce } : {}),
-  });
-}
-
-const nowSeconds = () => Math.floor(Date.now() / 1000);
+// Token presentation (protocol.md §2.2) and single use (§2.1, spec 1 §4), on every dialect:
+// prefixed Bearer ids, Hawk with MAC / payload hash / timestamp / nonce checks, and the 401 errnos
+// of protocol.md §6.1 (109 signature, 110 token, 111 timestamp, 115 nonce). Lifetimes (a manual
+// clock) and replay across instances are in token-lifetimes.test.ts.
 
 describe.each(httpDialects())('token authentication (%s)', (dialect) => {
   let t: TestServer;
@@ -339,111 +270,5 @@ describe.each(httpDialects())('token authentication (%s)', (dialect) => {
       expectInvalidToken(await send(t, 'GET', '/account/keys', { authorization: auth }));
       expectInvalidToken(await send(t, 'GET', '/account/keys', { authorization: hawk(t, 'GET', '/account/keys', { type: 'keyFetchToken', data: created.keyFetchToken! }) }));
     });
-  });
-});
-
-describe.each(httpDialects())('token lifetimes (%s, manual clock)', (dialect) => {
-  let m: TestServer;
-  let a: Account;
-  const minute = 60_000;
-  beforeAll(async () => {
-    m = await createTestServer({ dialect, manualClock: true });
-    a = await account(m);
-  });
-  afterAll(async () => m?.close());
-
-  it('an accountResetToken expires after 15 minutes', async () => {
-    const lifetime = m.config.tokens.accountResetLifetime;
-    expect(lifetime).toBe(15 * 60);
-    // Just inside the lifetime the token authenticates (the bad body then answers 107 and spends it).
-    const fresh = await resetToken(m, a.email);
-    m.clock!.advance(lifetime * 1000 - 1000);
-    expectError(await send(m, 'POST', '/account/reset', { authorization: bearer('accountResetToken', fresh), body: { authPW: 'x' } }), 'INVALID_PARAMETER', 400);
-    const stale = await resetToken(m, a.email);
-    m.clock!.advance(lifetime * 1000 + 1000);
-    expectInvalidToken(await send(m, 'POST', '/account/reset', { authorization: bearer('accountResetToken', stale), body: { authPW: hex(64) } }));
-  });
-
-  it('a passwordChangeToken expires after 15 minutes', async () => {
-    const lifetime = m.config.tokens.passwordChangeLifetime;
-    expect(lifetime).toBe(15 * 60);
-    const fresh = await changeToken(m, a);
-    m.clock!.advance(lifetime * 1000 - 1000);
-    expectError(await send(m, 'POST', '/password/change/finish', { authorization: bearer('passwordChangeToken', fresh), body: {} }), 'MISSING_PARAMETER', 400);
-    const stale = await changeToken(m, a);
-    m.clock!.advance(lifetime * 1000 + 1000);
-    expectInvalidToken(await send(m, 'POST', '/password/change/finish', { authorization: bearer('passwordChangeToken', stale), body: { authPW: hex(64), wrapKb: hex(64) } }));
-  });
-
-  it('a passwordForgotToken expires after its lifetime', async () => {
-    const lifetime = m.config.tokens.passwordForgotLifetime;
-    const { passwordForgotToken } = await forgotToken(m, a.email);
-    const auth = bearer('passwordForgotToken', passwordForgotToken);
-    m.clock!.advance(lifetime * 1000 - 1000);
-    const status = await send(m, 'GET', '/password/forgot/status', { authorization: auth });
-    expectOk(status);
-    expect(status.body.ttl).toBeLessThanOrEqual(1);
-    m.clock!.advance(2000);
-    expectInvalidToken(await send(m, 'GET', '/password/forgot/status', { authorization: auth }));
-    expectInvalidToken(await send(m, 'POST', '/password/forgot/verify_code', { authorization: auth, body: { code: '00000000' } }));
-  });
-
-  it('a keyFetchToken expires after its lifetime', async () => {
-    const lifetime = m.config.tokens.keyFetchLifetime;
-    const created = await m.client.accountCreate({ email: newEmail('kftexp'), authPW: hex(64) }, { keys: true });
-    const auth = bearer('keyFetchToken', created.keyFetchToken!);
-    m.clock!.advance(lifetime * 1000 - 1000);
-    // Still known (unconfirmed account: 104, token kept).
-    expectError(await send(m, 'GET', '/account/keys', { authorization: auth }), 'ACCOUNT_UNVERIFIED', 400);
-    m.clock!.advance(2000);
-    expectInvalidToken(await send(m, 'GET', '/account/keys', { authorization: auth }));
-  });
-
-  it('a session idle longer than sessionWithoutDeviceLifetime is refused; use keeps it alive', async () => {
-    const lifetime = m.config.tokens.sessionWithoutDeviceLifetime;
-    expect(lifetime).toBeGreaterThan(60 * 60);
-    const created = await m.client.accountCreate({ email: newEmail('idle'), authPW: hex(64) });
-    const auth = bearer('sessionToken', created.sessionToken);
-    // Used just before the idle limit, twice: each use restarts the idle time (within the write interval of an hour).
-    m.clock!.advance(lifetime * 1000 - minute);
-    expectOk(await send(m, 'GET', '/session/status', { authorization: auth }));
-    m.clock!.advance(lifetime * 1000 - minute);
-    expectOk(await send(m, 'GET', '/session/status', { authorization: auth }));
-    m.clock!.advance(lifetime * 1000 + 1000);
-    expectInvalidToken(await send(m, 'GET', '/session/status', { authorization: auth }));
-    // Refused for good, not only once.
-    expectInvalidToken(await send(m, 'GET', '/session/status', { authorization: auth }));
-  });
-});
-
-describe.runIf(process.env.TEST_REDIS_URL)('Hawk replay across instances sharing Redis', () => {
-  it('refuses on one instance a request already seen by another', async () => {
-    const env = { REDIS_URL: process.env.TEST_REDIS_URL! };
-    const a = await createTestServer({ env });
-    try {
-      // A second server on the same database and Redis: another instance of one deployment.
-      const { createApp } = await import('../../src/app.js');
-      const { loadConfig } = await import('../../src/config.js');
-      const acct = await a.accounts.signUp(newEmail(), 'replay password');
-      const keys = deriveTokenKeys('sessionToken', acct.sessionToken);
-      const url = new URL('/v1/session/status', a.url);
-      const header = hawkHeader({ method: 'GET', url, credentials: { id: keys.tokenId, key: keys.authKey } });
-      const b = await createApp({
-        // The same data folder, hence the same secret: token rows are keyed under it.
-        config: loadConfig({ ...env, PUBLIC_URL: a.url, LOG_LEVEL: 'silent', PORTAL_DIR: '/nonexistent', SMTP_URL: 'smtp://127.0.0.1:1', DATA_DIR: a.config.server.dataDir }),
-        storage: a.storage, logger: false, signingKey: testSigningKey(),
-      });
-      try {
-        const first = await a.app.server.inject({ method: 'GET', url: '/v1/session/status', headers: { authorization: header } });
-        expect(first.statusCode).toBe(200);
-        const replay = await b.server.inject({ method: 'GET', url: '/v1/session/status', headers: { authorization: header } });
-        expect(replay.statusCode).toBe(401);
-        expect(replay.json().errno).toBe(115);
-      } finally {
-        await b.close();
-      }
-    } finally {
-      await a.close();
-    }
   });
 });

@@ -11,17 +11,24 @@ import type { SecurityEvents } from '../security-events/index.js';
 import type { OAuthConfig } from './config.js';
 import { installCors } from './cors.js';
 import { discoveryRoutes } from './discovery.js';
-import { authorizedClientRoutes } from './grants/authorized-clients.js';
-import { keyDataRoutes } from './grants/key-data.js';
-import { grantRoutes, installFormParser } from './grants/routes.js';
-import { tokenRoutes } from './grants/tokens-routes.js';
-import { TokensService } from './grants/tokens.js';
+import { authorizationRoutes } from './authorization/routes.js';
+import { AuthorizationService } from './authorization/service.js';
+import { clientRoutes } from './clients/routes.js';
+import { installFormParser } from './form-body.js';
+import { TokenIssuer } from './grants/issuer.js';
+import { RefreshReuse } from './grants/reuse.js';
+import { grantRoutes } from './grants/routes.js';
 import { GrantsService } from './grants/service.js';
 import { deleteGrantsOf, deletePublicGrantsOf } from './grants/store.js';
-import { clientRoutes } from './clients/routes.js';
+import { keyDataRoutes } from './scoped-key-data.js';
 import { OAuthService } from './service.js';
 import { AccessTokenJwts } from './tokens/access-jwt.js';
+import { authorizedClientRoutes } from './tokens/authorized-clients.js';
 import { OAuthReads } from './tokens/cached-reads.js';
+import { TokenClaims } from './tokens/claims.js';
+import { TokenIntrospection } from './tokens/introspection.js';
+import { TokenRevocation } from './tokens/revocation.js';
+import { tokenRoutes } from './tokens/routes.js';
 import { deleteAccessTokensOf, type AccessToken } from './tokens/store.js';
 export { oauthDomain } from './manifest.js';
 
@@ -76,22 +83,29 @@ export function createOAuthDomain({ db, clock, signingKey, issuer, records, conf
     find: (token, now) => accessJwts.find(token, now),
   };
   const service = new OAuthService(ppidSecret);
-  const grants = new GrantsService({ db, clock, oauth: service, signingKey, issuer, accessJwts, ppidSecret, keyBearingScopes: config.keyBearingScopes, securityEvents, secondFactor });
+  const grants = new GrantsService({
+    db, clock, issuer: new TokenIssuer({ signingKey, issuer, accessJwts, ppidSecret }), reuse: new RefreshReuse(db, securityEvents),
+    keyBearingScopes: config.keyBearingScopes, secondFactor,
+  });
   const register = routesOf(clientRoutes, { clients: service, db });
-  const tokens = new TokensService({ db, clock, records, issuer, accessJwts, reads, ppidSecret });
+  const reading = { db, clock, records, issuer, accessJwts, reads, ppidSecret };
+  const registerAuthorization = routesOf(authorizationRoutes, { authorization: new AuthorizationService({ db, clock, clients: service, issuer }) });
   const registerGrants = routesOf(grantRoutes, { grants, jwks });
-  const registerTokens = routesOf(tokenRoutes, { grants, tokens });
+  const registerTokens = routesOf(tokenRoutes, {
+    introspection: new TokenIntrospection(reading), revocation: new TokenRevocation({ db, clock, accessJwts }), claims: new TokenClaims(reading),
+  });
   const registerAuthorized = routesOf(authorizedClientRoutes, { db, clock, oauth: service });
-  const registerKeyData = routesOf(keyDataRoutes, { deps: { db, oauth: service, records, keyBearingScopes: config.keyBearingScopes } });
+  const registerKeyData = routesOf(keyDataRoutes, { deps: { db, clients: service, records, keyBearingScopes: config.keyBearingScopes } });
   return {
     name: 'oauth',
     service,
     routes: async (app) => {
       await register(app);
-      // One scope: the token routes use the form-body parser the grant routes register.
+      // One scope: the OAuth routes share the form-body parser and CORS.
       await app.register(async (scope) => {
         installFormParser(scope);
         installCors(scope, config.corsOrigins, CORS_PATHS);
+        await registerAuthorization(scope);
         await registerGrants(scope);
         await registerTokens(scope);
         await registerKeyData(scope);

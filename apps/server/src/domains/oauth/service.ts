@@ -6,11 +6,23 @@ import { deleteClientGrantsOf, listRefreshTokensOf, revokeRefreshTokenGrant } fr
 import { ClientRegistry } from './clients/registry.js';
 import { timestampShownTo } from './ppid.js';
 import { hashToken } from './token-hash.js';
-import { insertAccessToken, type AccessToken } from './tokens/store.js';
+import { accessTokenClientsOf, insertAccessToken, type AccessToken } from './tokens/store.js';
 
 // What other domains ask of OAuth: the clients registry (clients/registry.ts), the account's grants
 // (attached clients lists and revokes them), account times as a client may see them, and the access
 // tokens other domains issue today (stub accounts get one for the client that made them).
+
+/** A client the account has authorized: per refresh token (by handle), or holding only live access tokens. */
+export interface AuthorizedClient {
+  clientId: string;
+  clientName: string;
+  /** The refresh token's handle (SHA-256 of it); absent for a client holding only access tokens. */
+  refreshTokenId?: string;
+  createdAt: number;
+  /** A refresh token's last use (written at most hourly); for access tokens only, when the newest was issued. */
+  lastAccessAt: number;
+  scope: string[];
+}
 
 export class OAuthService extends ClientRegistry {
   /** `ppidSecret`: OAUTH_PPID_SECRET, for timestampFor (the admin command needs none). */
@@ -32,6 +44,31 @@ export class OAuthService extends ClientRegistry {
   /** The account's refresh tokens for attached clients (the devices domain merges them). */
   refreshTokensOf(db: Executor, uid: string) {
     return listRefreshTokensOf(db, uid);
+  }
+
+  /**
+   * What the account has authorized (POST /authorized-clients): one entry per refresh token, and one
+   * per client holding only live access tokens (their scopes merged, first and last issue kept);
+   * most recently used first.
+   */
+  async authorizedClients(db: Executor, uid: string, now: number): Promise<AuthorizedClient[]> {
+    const [refresh, access] = await Promise.all([listRefreshTokensOf(db, uid), accessTokenClientsOf(db, uid, now)]);
+    const withRefresh = new Set(refresh.map((r) => r.clientId));
+    const accessOnly = new Map<string, AuthorizedClient>();
+    for (const a of access) {
+      if (withRefresh.has(a.clientId)) continue;
+      const seen = accessOnly.get(a.clientId);
+      if (!seen) accessOnly.set(a.clientId, { clientId: a.clientId, clientName: a.clientName, createdAt: a.createdAt, lastAccessAt: a.createdAt, scope: a.scope });
+      else {
+        seen.scope = [...new Set([...seen.scope, ...a.scope])];
+        seen.createdAt = Math.min(seen.createdAt, a.createdAt);
+        seen.lastAccessAt = Math.max(seen.lastAccessAt, a.createdAt);
+      }
+    }
+    return [
+      ...refresh.map((r) => ({ clientId: r.clientId, clientName: r.clientName, refreshTokenId: r.id, createdAt: r.createdAt, lastAccessAt: r.lastUsedAt, scope: r.scope })),
+      ...accessOnly.values(),
+    ].sort((a, b) => b.lastAccessAt - a.lastAccessAt);
   }
 
   /**

@@ -6,7 +6,7 @@ import { createTestServer, httpDialects, verifiedAccount, type TestServer } from
 import { expectError } from '../../helpers.js';
 import { hashToken } from '../../../src/domains/oauth/token-hash.js';
 import { findRefreshToken } from '../../../src/domains/oauth/grants/store.js';
-import { REFRESH_TOUCH_INTERVAL_MS } from '../../../src/domains/oauth/grants/service.js';
+import { REFRESH_TOUCH_INTERVAL_MS } from '../../../src/domains/oauth/grants/refresh-token.js';
 
 // Issue 14, step 2: the authorization-code flow with PKCE on the session-token path, the token
 // endpoint (JSON and form bodies, Basic and body client secrets), refresh grants with and without

@@ -1,51 +1,23 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
-import { appError, type AuthErrorName } from '@tessera/errors';
+import type { Static } from '@sinclair/typebox';
+import type { AuthErrorName } from '@tessera/errors';
 import { credentialsOf } from '../../../http/auth.js';
-import { contextOf } from '../../../http/context.js';
-import { oauthResponses, responses } from '../../../http/responses.js';
+import { operation, registerOperation } from '../../../http/operation.js';
+import { oauthResponses } from '../../../http/responses.js';
 import { StringEnum } from '../../../http/schemas.js';
 import type { PublicJwk } from '../../../platform/keys/index.js';
-import { Assertion, refuseAssertion, withoutAssertion } from './assertion.js';
+import { Assertion, refuseAssertion } from '../assertion.js';
+import { hex, OAUTH_ERRNOS_NOTE, ppidSeed, scope } from '../wire.js';
 import type { GrantsService } from './service.js';
 import { REFRESH_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from './token-exchange.js';
 
-// The authorization-code flow's routes (spec 2 §7): POST /authorization and /oauth/authorization on
-// the session-token path, GET /authorization (the browser's entry, until the account web app
-// exists a page saying so), POST /token and /oauth/token (JSON or form-encoded bodies, client
-// secrets by Basic or in the body), and GET /jwks.
+// POST /oauth/token and /token (spec 2 §7): one operation, two doors — the auth-server path, which
+// also takes a session (the fxa-credentials grant, a public client's token exchange), and the
+// OAuth-server path with its errnos. JSON or form-encoded bodies (form-body.ts), client secrets by
+// Basic or in the body. And GET /jwks.
 
 const TAG = 'OAuth';
-
-const hex = (n: number, description: string) => Type.String({ pattern: `^[0-9a-fA-F]{${n}}$`, description });
-const scope = Type.String({ maxLength: 256, pattern: '^[a-zA-Z0-9 _/.:#-]*$', description: 'Space-separated scopes, each one the client is allowed (`openid` always is).' });
-const ppidSeed = (description: string) => Type.Integer({ minimum: 0, maximum: 1024, description });
-
-const AuthorizationBody = Type.Object({
-  client_id: hex(16, 'The relying party\'s client id.'),
-  scope: Type.Optional(scope),
-  state: Type.Optional(Type.String({ maxLength: 512, description: 'Opaque to Tessera; returned with the code.' })),
-  redirect_uri: Type.Optional(Type.String({ maxLength: 256, description: 'One of the client\'s registered redirect URIs, exactly (loopback clients: any port). Default: the first registered. When sent, /token must repeat it.' })),
-  response_type: Type.Optional(StringEnum(['code', 'token'], { description: '`code` (default). `token` (the implicit flow) is refused with 400/168.' })),
-  code_challenge: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'PKCE (RFC 7636): base64url, no padding, of SHA-256 of the code_verifier. Required for public clients, accepted from confidential ones.' })),
-  code_challenge_method: Type.Optional(StringEnum(['S256'], { description: 'Only `S256`; `plain` is refused.' })),
-  access_type: Type.Optional(StringEnum(['online', 'offline'], { description: '`offline` also issues a refresh token.' })),
-  acr_values: Type.Optional(Type.String({ maxLength: 256, description: '`AAL2` requires a session confirmed with two-step authentication (else 400/170).' })),
-  keys_jwe: Type.Optional(Type.String({ maxLength: 1024, pattern: '^[A-Za-z0-9_-]*(\\.[A-Za-z0-9_-]*){4}$', description: 'The scoped-key bundle encrypted to the relying party (compact JWE, five parts), returned once with the token.' })),
-  nonce: Type.Optional(Type.String({ maxLength: 256, description: 'OpenID Connect: copied into the id_token.' })),
-  ppid_seed: Type.Optional(ppidSeed('Clients registered with pairwise subjects: an integer 0–1024 mixed into the pairwise `sub` (default 0), kept with the code; a new seed gives the relying party a new, unlinkable id for the person. Ignored for other clients.')),
-}, { additionalProperties: false });
-
-/** The OAuth-server path also takes `assertion` (spec 2 §7), never honoured (assertion.ts). */
-const AuthorizationServerBody = Type.Object({ ...AuthorizationBody.properties, assertion: Assertion }, { additionalProperties: false });
-
-const AuthorizationReply = Type.Object({
-  code: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Single use, 15 minutes.' }),
-  state: Type.Optional(Type.String()),
-  redirect: Type.String({ description: 'The redirect URI with `code`, `state` and `iss` (the issuer, RFC 9207) added: where to send the browser.' }),
-  scope: Type.String(),
-});
 
 const TokenBody = Type.Object({
   grant_type: Type.Optional(StringEnum(['authorization_code', 'refresh_token', 'fxa-credentials', TOKEN_EXCHANGE_GRANT], { description: `Default \`authorization_code\`. \`fxa-credentials\` (POST /oauth/token only, with a session token): first-party clients registered with canGrant. \`${TOKEN_EXCHANGE_GRANT}\` (RFC 8693): a canGrant client trades its refresh token for one with more scopes.` })),
@@ -92,18 +64,9 @@ const Jwks = Type.Object({
   })),
 });
 
-const AUTHORIZATION_DESCRIPTION = [
-  'Issues an authorization code for the signed-in person (a confirmed session on a confirmed account) to the relying party `client_id`.',
-  'Checks: the client exists (400/162); `redirect_uri`, when sent, is registered, exactly (400/167); every scope is allowed to the client (400/163 with `invalidScopes`; a client registered with pairwise subjects is never given `profile`, `profile:write`, `profile:uid` or `profile:uid:write`, which would show it the uid); a public client sends a PKCE `code_challenge` with method `S256` (400/169); `acr_values` AAL2 needs a two-step session (400/170); `response_type` is `code` (400/168).',
-  'The code is 32 random bytes (64 hex), stored as its SHA-256, single use and valid 15 minutes.',
-].join(' ');
-
 const TOKEN_ERRORS = ['UNKNOWN_CLIENT_ID', 'INCORRECT_CLIENT_SECRET', 'UNKNOWN_AUTHORIZATION_CODE', 'MISMATCH_AUTHORIZATION_CODE',
   'EXPIRED_AUTHORIZATION_CODE', 'MISSING_PKCE_PARAMETERS', 'INVALID_PKCE_CHALLENGE', 'INCORRECT_REDIRECT_URI', 'REFRESH_TOKEN_UNKNOWN', 'INVALID_SCOPES',
   'INVALID_TARGET', 'INSUFFICIENT_AAL'] as const satisfies AuthErrorName[];
-
-/** The OAuth-server path's sentence on errnos, added to a description written with auth errnos. */
-const OAUTH_ERRNOS_NOTE = 'This path answers from the OAuth server\'s error catalogue (the portal\'s error reference, OAuth section), not with the auth errnos quoted above: 101 unknown client, 102 incorrect secret, 103 redirect_uri mismatch, 104 invalid session (401), 105 unknown code, 106 another client\'s code, 107 expired code, 108 invalid or unknown token, 109 invalid parameter, 110 response_type, 111 bad signature (401), 112 unconfirmed (403), 113 content type (415), 114 scopes, 117 PKCE mismatch, 118 PKCE missing, 120 acr_values, 121 grant_type, 122 invalid_target; a session below the account\'s AAL keeps the auth server\'s 400/222, which has no twin.';
 
 const TOKEN_DESCRIPTION = [
   'Trades an authorization code, or a refresh token, for an access token. Bodies may be JSON or `application/x-www-form-urlencoded`.',
@@ -115,92 +78,34 @@ const TOKEN_DESCRIPTION = [
   'Clients registered with pairwise subjects get as `sub` a pairwise id (32 hex) that depends on the client, the account, `ppid_seed` and, if the client rotates them, the period; clients registered with JWT access tokens get `access_token` as an RS256 JWT (`typ` at+jwt). `resource` (an absolute URI without fragment, else 400/109 or 400/107) must be one of the resources the client is registered for (`allowedResources`, compared exactly; else `invalid_target`, 400/224, 400/122 on /token, RFC 8707 §2), and adds that URI to the `aud` of the id_token and of a JWT access token.',
 ].join(' ');
 
-/** What the OAuth-server paths do with `assertion` (assertion.ts). */
-const ASSERTION_NOTE = 'An `assertion` (50–10240 characters) is accepted by the schema and never honoured: Tessera issues no identity assertions and authorizes this call with the session token, signed with Hawk.';
-const AUTHORIZATION_DESCRIPTION_OAUTH = `${AUTHORIZATION_DESCRIPTION} ${ASSERTION_NOTE} Sent instead of a session token it answers 401/104, beside one 400/109. ${OAUTH_ERRNOS_NOTE}`;
 const TOKEN_DESCRIPTION_OAUTH = `${TOKEN_DESCRIPTION} An \`assertion\` (50–10240 characters) is accepted by the schema and never honoured: Tessera issues no identity assertions; it answers 401/104 saying to use the fxa-credentials grant on POST /oauth/token with a Hawk-signed session token, and so does \`grant_type=fxa-credentials\` on this path. ${OAUTH_ERRNOS_NOTE}`;
 
-/** application/x-www-form-urlencoded, a parameter at most once (RFC 6749 §3.1, §3.2). `ttl` and `ppid_seed` are numbers. */
-function parseForm(text: string): Record<string, string | number> {
-  const out: Record<string, string | number> = {};
-  for (const [k, v] of new URLSearchParams(text)) {
-    if (k in out) throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: [k], message: `${k} is sent more than once` } });
-    out[k] = (k === 'ttl' || k === 'ppid_seed') && /^\d{1,6}$/.test(v) ? Number(v) : v;
-  }
-  return out;
-}
-
-/** OAuth clients post forms (RFC 6749 §4.1.3): the parser, for the scope holding the OAuth routes. */
-export function installFormParser(app: FastifyInstance): void {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_req, body, done) => {
-    try {
-      done(null, parseForm(body as string));
-    } catch (err) {
-      done(err as Error, undefined);
-    }
-  });
-}
-
-const HTML_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Sign in — Tessera</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem">
-<h1>Browser sign-in is not available yet</h1>
-<p>This Tessera server does not include the account web app, so the sign-in and consent pages that
-this link would open do not exist yet.</p>
-<p>Relying parties can still obtain an authorization code through the API: a signed-in client calls
-<code>POST /v1/oauth/authorization</code> with its session token (see the OAuth reference in the
-developer portal).</p>
-</body></html>
-`;
-
 export const grantRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; jwks: PublicJwk[] }> = async (app, { grants, jwks }) => {
-  for (const path of ['/oauth/authorization', '/authorization'] as const) {
-    app.post(path, {
-      config: { auth: 'sessionTokenVerified', ...(path === '/authorization' ? { catalogue: 'oauth' as const } : {}), rateLimit: { actions: ['oauthAuthorization'] } },
-      schema: {
-        operationId: path === '/authorization' ? 'authorization' : 'oauthAuthorization',
-        tags: [TAG], summary: path === '/authorization' ? 'Authorize a relying party (OAuth server path)' : 'Authorize a relying party',
-        description: path === '/authorization' ? AUTHORIZATION_DESCRIPTION_OAUTH : AUTHORIZATION_DESCRIPTION,
-        body: path === '/authorization' ? AuthorizationServerBody : AuthorizationBody,
-        response: (path === '/authorization' ? oauthResponses : responses)(AuthorizationReply, ['UNKNOWN_CLIENT_ID', 'INCORRECT_REDIRECT_URI', 'INVALID_SCOPES', 'MISSING_PKCE_PARAMETERS', 'INSUFFICIENT_ACR_VALUES',
-          'INVALID_RESPONSE_TYPE', 'ACCOUNT_UNVERIFIED', 'SESSION_UNVERIFIED'], { auth: true }),
+  registerOperation(app, operation({
+    tags: [TAG], summary: 'Get tokens', description: TOKEN_DESCRIPTION,
+    input: { body: TokenBody },
+    output: TokenReply,
+    errors: [...TOKEN_ERRORS],
+    rateLimit: { actions: ['oauthToken'] },
+    handle: ({ body, caller, request }) => grants.token(body, caller.authorization, caller.session, request),
+    doors: [
+      {
+        method: 'POST', path: '/oauth/token', operationId: 'oauthToken', errors: ['SESSION_UNVERIFIED', 'ACCOUNT_UNVERIFIED'],
+        // A session is optional (the fxa-credentials grant); a Basic header is client authentication.
+        auth: {
+          strategies: ['sessionToken'], optional: true, clientBasic: true,
+          unconfirmed: 'The session is optional and only two grants use it, each checking its state itself: fxa-credentials needs it confirmed at the account\'s AAL (400/138, 400/222), and a public client\'s token exchange the same, for the account of the refresh token.',
+        },
+        caller: (req) => ({ authorization: req.headers.authorization, session: req.auth?.strategy === 'sessionToken' ? credentialsOf(req, 'sessionToken') : null }),
       },
-    }, async (req) => grants.authorize(credentialsOf(req, 'sessionTokenVerified'), withoutAssertion(req.body)));
-  }
-
-  app.get('/authorization', {
-    config: { auth: 'none' },
-    schema: {
-      operationId: 'authorizationPage', tags: [TAG], summary: 'The browser\'s authorization entry (not available yet)',
-      description: 'Where a relying party sends a browser. The account web app\'s sign-in and consent pages are not part of this server yet: this answers 200 with an HTML page saying so, whatever the query. Use POST /oauth/authorization with a session token.',
-      // An HTML page, not JSON (issue 22: the document says so); its errors are JSON catalogue bodies.
-      response: { 200: { description: 'An HTML page.', content: { 'text/html': { schema: Type.String({ description: 'An HTML page.' }) } } } },
-    },
-  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(HTML_PAGE));
-
-  for (const path of ['/oauth/token', '/token'] as const) {
-    app.post(path, {
-      // /oauth/token also takes a session (the fxa-credentials grant); a Basic header is client authentication.
-      config: path === '/oauth/token'
-        ? {
-          auth: {
-            strategies: ['sessionToken'], optional: true, clientBasic: true,
-            unconfirmed: 'The session is optional and only two grants use it, each checking its state itself: fxa-credentials needs it confirmed at the account\'s AAL (400/138, 400/222), and a public client\'s token exchange the same, for the account of the refresh token.',
-          },
-          rateLimit: { actions: ['oauthToken'] },
-        }
-        : { auth: 'none', catalogue: 'oauth', assertion: true, rateLimit: { actions: ['oauthToken'] } },
-      schema: {
-        operationId: path === '/token' ? 'token' : 'oauthToken',
-        tags: [TAG], summary: path === '/token' ? 'Get tokens (OAuth server path)' : 'Get tokens',
-        description: path === '/token' ? TOKEN_DESCRIPTION_OAUTH : TOKEN_DESCRIPTION,
-        body: path === '/token' ? TokenServerBody : TokenBody,
-        response: path === '/token' ? oauthResponses(TokenReply, [...TOKEN_ERRORS, 'INVALID_TOKEN'], { grantType: true, assertion: true })
-          : responses(TokenReply, [...TOKEN_ERRORS, 'SESSION_UNVERIFIED', 'ACCOUNT_UNVERIFIED'], { auth: true }),
+      {
+        method: 'POST', path: '/token', operationId: 'token', auth: 'none', catalogue: 'oauth', assertion: true, grantType: true, errors: ['INVALID_TOKEN'],
+        summary: 'Get tokens (OAuth server path)', description: TOKEN_DESCRIPTION_OAUTH,
+        caller: (req) => ({ authorization: req.headers.authorization, session: null }),
+        wire: { body: TokenServerBody, input: ({ body }) => ({ body: refuseAssertion(body as Static<typeof TokenServerBody>) }) },
       },
-    }, async (req) => grants.token(path === '/token' ? refuseAssertion(req.body) : req.body, req.headers.authorization, req.auth?.strategy === 'sessionToken' ? credentialsOf(req, 'sessionToken') : null, contextOf(req)));
-  }
+    ],
+  }));
 
   app.get('/jwks', {
     config: { auth: 'none', catalogue: 'oauth' },

@@ -4,18 +4,14 @@ import { preparedQuery } from '../../../storage/prepared.js';
 import type { Database } from '../../../storage/schema.js';
 import type { OauthClientsTable, OauthCodesTable, OauthRefreshTokensTable } from '../tables.js';
 import { isClientId, rowToClient, type OAuthClient } from '../clients/store.js';
+import type { Grant } from './grant.js';
 
 // Authorization codes and refresh tokens (migration 0017). Both are stored only as SHA-256 of their
 // bytes (protocol.md §8.1); the refresh token's hash doubles as its public handle.
 
-export interface AuthorizationCode {
+/** A code's grant (its grant id is drawn when it is traded), with what the token request must repeat. */
+export interface AuthorizationCode extends Omit<Grant, 'grantId'> {
   codeHash: string;
-  clientId: string;
-  uid: string;
-  scope: string[];
-  authAt: number;
-  amr: string[];
-  aal: number;
   offline: boolean;
   codeChallenge: string | null;
   redirectUri: string | null;
@@ -30,20 +26,13 @@ export interface AuthorizationCode {
   ppidSeed: number | null;
 }
 
-export interface RefreshToken {
+/** A refresh token: its grant (`grantId` null for tokens older than grant ids), carried by every access token minted from it. */
+export interface RefreshToken extends Grant {
   tokenHash: string;
-  clientId: string;
-  uid: string;
-  scope: string[];
-  authAt: number;
-  amr: string[];
-  aal: number;
   createdAt: number;
   lastUsedAt: number;
   /** 0: until revoked. */
   expiresAt: number;
-  /** The authorization grant's id, carried by every access token minted from it (null for tokens older than grant ids). */
-  grantId: string | null;
 }
 
 const words = (s: string) => s.split(' ').filter(Boolean);

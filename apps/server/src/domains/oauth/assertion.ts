@@ -4,7 +4,7 @@ import { appError } from '@tessera/errors';
 // The OAuth server's `assertion` field (spec 2 §5: 50 to 10240 characters; POST /authorization,
 // /token and /key-data). Elsewhere it carries an identity assertion (a BrowserID certificate
 // bundle) that the OAuth server verifies to learn who the person is. Tessera provisions no
-// BrowserID certificates (keys/service.ts: browseridDocument is disabled) and runs the auth and
+// BrowserID certificates (platform/keys/service.ts: browseridDocument is disabled) and runs the auth and
 // OAuth servers in one process, so the person is named by what an assertion would stand for: the
 // signed-in session token, sent as a Hawk-signed request. The field is accepted by the schema, so
 // a client sending one gets a sentence on what to do instead rather than "unknown field", and is

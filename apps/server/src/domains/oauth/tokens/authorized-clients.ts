@@ -7,7 +7,6 @@ import { credentialsOf } from '../../../http/auth.js';
 import { oauthResponses } from '../../../http/responses.js';
 import type { Database } from '../../../storage/schema.js';
 import type { OAuthService } from '../service.js';
-import { accessTokenClientsOf } from '../tokens/store.js';
 
 // The OAuth server's authorized clients (spec 2 §7): what the account has granted, per refresh
 // token, plus clients holding only access tokens; and revoking them. Signed-in (session token).
@@ -36,26 +35,10 @@ export const authorizedClientRoutes: FastifyPluginAsyncTypebox<{ db: Kysely<Data
       body: Type.Optional(Type.Object({}, { additionalProperties: false })),
       response: oauthResponses(Type.Array(Entry), [], { auth: true }),
     },
-  }, async (req) => {
-    const { uid } = credentialsOf(req, 'sessionToken');
-    const [refresh, access] = await Promise.all([oauth.refreshTokensOf(db, uid), accessTokenClientsOf(db, uid, clock.now())]);
-    const withRefresh = new Set(refresh.map((r) => r.clientId));
-    const accessOnly = new Map<string, (typeof access)[number] & { lastAccess: number }>();
-    for (const a of access) {
-      if (withRefresh.has(a.clientId)) continue;
-      const seen = accessOnly.get(a.clientId);
-      if (!seen) accessOnly.set(a.clientId, { ...a, lastAccess: a.createdAt });
-      else {
-        seen.scope = [...new Set([...seen.scope, ...a.scope])];
-        seen.createdAt = Math.min(seen.createdAt, a.createdAt);
-        seen.lastAccess = Math.max(seen.lastAccess, a.createdAt);
-      }
-    }
-    return [
-      ...refresh.map((r) => ({ client_id: r.clientId, client_name: r.clientName, refresh_token_id: r.id, created_time: r.createdAt, last_access_time: r.lastUsedAt, scope: r.scope })),
-      ...[...accessOnly.values()].map((a) => ({ client_id: a.clientId, client_name: a.clientName, created_time: a.createdAt, last_access_time: a.lastAccess, scope: a.scope })),
-    ].sort((a, b) => b.last_access_time - a.last_access_time);
-  });
+  }, async (req) => (await oauth.authorizedClients(db, credentialsOf(req, 'sessionToken').uid, clock.now())).map((c) => ({
+    client_id: c.clientId, client_name: c.clientName, ...(c.refreshTokenId ? { refresh_token_id: c.refreshTokenId } : {}),
+    created_time: c.createdAt, last_access_time: c.lastAccessAt, scope: c.scope,
+  })));
 
   app.post('/authorized-clients/destroy', {
     config: { auth: 'sessionTokenVerified', catalogue: 'oauth' },

@@ -1,15 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { appError } from '@tessera/errors';
 import { credentialsOf } from '../../../http/auth.js';
+import { operation, registerOperation } from '../../../http/operation.js';
 import { oauthResponses, responses } from '../../../http/responses.js';
 import { StringEnum } from '../../../http/schemas.js';
-import type { GrantsService } from './service.js';
-import type { TokensService } from './tokens.js';
+import { clientCredentials } from '../clients/credentials.js';
+import type { TokenClaims } from './claims.js';
+import type { TokenIntrospection } from './introspection.js';
+import type { TokenRevocation } from './revocation.js';
 
 // Routes over issued tokens (spec 2 §7): /introspect, /verify, /destroy and /oauth/destroy,
 // /oauth/id-token-verify, OpenID Connect /userinfo and the browsers' /profile. Bodies may be JSON
-// or form-encoded (the parser is registered by the grants routes in the same plugin scope).
+// or form-encoded (form-body.ts, registered for the plugin scope holding the OAuth routes).
 
 const TAG = 'OAuth tokens';
 const token = Type.String({ minLength: 1, maxLength: 4096, description: 'An access or refresh token (64 hex), or a JWT access token.' });
@@ -51,7 +53,13 @@ const UserinfoReply = Type.Object({
   amr: Type.Optional(Type.Array(Type.String())),
 });
 
-export const tokenRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; tokens: TokensService }> = async (app, { grants, tokens }) => {
+export interface TokenServices {
+  introspection: TokenIntrospection;
+  revocation: TokenRevocation;
+  claims: TokenClaims;
+}
+
+export const tokenRoutes: FastifyPluginAsyncTypebox<TokenServices> = async (app, { introspection, revocation, claims }) => {
   app.post('/introspect', {
     config: { auth: 'none', catalogue: 'oauth', rateLimit: { actions: ['oauthIntrospect'] } },
     schema: {
@@ -60,10 +68,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; tok
       body: Type.Object({ token, token_type_hint: hint, ...clientAuth }, { additionalProperties: false }),
       response: oauthResponses(Introspection, [...CLIENT_AUTH_ERRORS]),
     },
-  }, async (req) => {
-    const credentials = grants.clientCredentials(req.body, req.headers.authorization);
-    return tokens.introspect(credentials.clientId, (client) => grants.verifyClient(client, credentials), req.body.token, req.body.token_type_hint);
-  });
+  }, async (req) => introspection.introspect(clientCredentials(req.body, req.headers.authorization), req.body.token, req.body.token_type_hint));
 
   app.post('/verify', {
     config: { auth: 'none', catalogue: 'oauth', rateLimit: { actions: ['oauthIntrospect'] } },
@@ -75,29 +80,28 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; tok
         user: Type.String(), client_id: Type.String(), scope: Type.Array(Type.String()), generation: Type.Integer(), profile_changed_at: Type.Integer(),
       }), ['INVALID_TOKEN']),
     },
-  }, async (req) => tokens.verify(req.body.token));
+  }, async (req) => claims.verify(req.body.token));
 
-  for (const path of ['/destroy', '/oauth/destroy'] as const) {
-    app.post(path, {
-      config: { auth: 'none', ...(path === '/destroy' ? { catalogue: 'oauth' as const } : {}), rateLimit: { actions: ['oauthIntrospect'] } },
-      schema: {
-        operationId: path === '/destroy' ? 'destroy' : 'oauthDestroy', tags: [TAG],
-        summary: path === '/destroy' ? 'Revoke a token (RFC 7009)' : 'Revoke a token (RFC 7009, auth-server path)',
-        description: 'The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). A refresh token is revoked with every access token of its authorization grant, in one transaction (RFC 7009 §2.1): the first one, those of later refreshes and rotations, and those of a token exchange\'s successor, JWT access tokens included (tokens issued before grant ids existed are not tied to one and expire on their own). An access token is revoked alone: its refresh token keeps working. A JWT access token revoked here is refused by Tessera from then on, but a resource server that only checks its signature cannot know. As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client\'s (another client\'s token is left alone). /destroy answers errors from the OAuth server\'s catalogue (unknown client 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth server\'s (400/162, 400/171, 400/107 or 108).',
-        body: Type.Object({
-          token: Type.Optional(token), access_token: Type.Optional(token), refresh_token: Type.Optional(token), token_type_hint: hint, ...clientAuth,
-        }, { additionalProperties: false }),
-        response: (path === '/destroy' ? oauthResponses : responses)(Type.Object({}), [...CLIENT_AUTH_ERRORS]),
-      },
-    }, async (req) => {
-      const client = await grants.authenticateClient(req.body, req.headers.authorization);
-      const { body } = req;
-      const value = body.token ?? body.access_token ?? body.refresh_token;
-      if (!value) throw appError('MISSING_PARAMETER', { param: 'token' });
-      await tokens.revoke(client, value, body.token_type_hint ?? (body.refresh_token ? 'refresh_token' : undefined));
+  registerOperation(app, operation({
+    tags: [TAG], summary: 'Revoke a token (RFC 7009)',
+    description: 'The calling client authenticates like at /token and revokes one of its own access or refresh tokens (`token`, or the older `access_token` / `refresh_token` fields). A refresh token is revoked with every access token of its authorization grant, in one transaction (RFC 7009 §2.1): the first one, those of later refreshes and rotations, and those of a token exchange\'s successor, JWT access tokens included (tokens issued before grant ids existed are not tied to one and expire on their own). An access token is revoked alone: its refresh token keeps working. A JWT access token revoked here is refused by Tessera from then on, but a resource server that only checks its signature cannot know. As RFC 7009 §2.2 says, the answer is `{}` whether or not the token existed or was the client\'s (another client\'s token is left alone). /destroy answers errors from the OAuth server\'s catalogue (unknown client 400/101, wrong secret 400/102, invalid parameter 400/109), /oauth/destroy from the auth server\'s (400/162, 400/171, 400/107 or 108).',
+    input: {
+      body: Type.Object({
+        token: Type.Optional(token), access_token: Type.Optional(token), refresh_token: Type.Optional(token), token_type_hint: hint, ...clientAuth,
+      }, { additionalProperties: false }),
+    },
+    output: Type.Object({}),
+    errors: [...CLIENT_AUTH_ERRORS],
+    rateLimit: { actions: ['oauthIntrospect'] },
+    handle: async ({ body, caller }) => {
+      await revocation.destroy(body, caller);
       return {};
-    });
-  }
+    },
+    doors: [
+      { method: 'POST', path: '/destroy', operationId: 'destroy', auth: 'none', catalogue: 'oauth', caller: (req) => req.headers.authorization },
+      { method: 'POST', path: '/oauth/destroy', operationId: 'oauthDestroy', auth: 'none', summary: 'Revoke a token (RFC 7009, auth-server path)', caller: (req) => req.headers.authorization },
+    ],
+  }));
 
   app.post('/oauth/id-token-verify', {
     config: { auth: 'none', rateLimit: { actions: ['oauthIntrospect'] } },
@@ -111,7 +115,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; tok
       }, { additionalProperties: false }),
       response: responses(Type.Object({ sub: Type.String(), aud: Type.Union([Type.String(), Type.Array(Type.String())]), iss: Type.String(), iat: Type.Integer(), exp: Type.Integer() }, { additionalProperties: true }), ['INVALID_TOKEN']),
     },
-  }, async (req) => tokens.verifyIdToken(req.body.client_id, req.body.id_token, req.body.expiry_grace_period) as never);
+  }, async (req) => claims.verifyIdToken(req.body.client_id, req.body.id_token, req.body.expiry_grace_period) as never);
 
   app.get('/userinfo', {
     config: { auth: 'oauthToken' },
@@ -120,7 +124,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; tok
       description: 'The person\'s claims as the access token\'s scopes allow (an opaque or JWT access token): `sub` always (a pairwise id for clients registered with pairwise subjects); `email` and `email_verified` with `profile` or `profile:email`; `locale` with `profile:locale`; `amr` with `profile:amr`.',
       response: responses(UserinfoReply, [], { input: false, auth: true }),
     },
-  }, async (req) => tokens.userinfo(credentialsOf(req, 'oauthToken')));
+  }, async (req) => claims.userinfo(credentialsOf(req, 'oauthToken')));
 
   app.get('/profile', {
     config: { auth: 'oauthToken' },
@@ -129,5 +133,5 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; tok
       description: 'With an OAuth access token (opaque or JWT): `uid` always (for a client registered with pairwise subjects, `uid` and `sub` are its pairwise id), the rest as its scopes allow (`profile` covers all; `profile:email`, `profile:locale`, `profile:amr`, `profile:account_disabled_at`, `profile:account_locked_at`).',
       response: responses(ProfileReply, [], { input: false, auth: true }),
     },
-  }, async (req) => tokens.profile(credentialsOf(req, 'oauthToken')));
+  }, async (req) => claims.profile(credentialsOf(req, 'oauthToken')));
 };

@@ -4,7 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, MysqlDialect, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
 import { createPool as createMysqlPool } from 'mysql2';
 import pg from 'pg';
-import { MIGRATIONS, type MigrationContext, type TesseraMigration } from './migrations/index.js';
+import type { MigrationContext, TesseraMigration } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { registerDirectReads } from './direct-reads.js';
 import { WriteEpoch, withWriteEpoch } from './write-epoch.js';
@@ -100,10 +100,10 @@ export function openStorage(url: string, options: { poolSize?: number; onError?:
  * whenever there are rows to rekey (an empty database migrates without it).
  */
 /**
- * Runs every migration not yet run. `all` is the composed list (app.ts's `migrationsOf`: the
- * platform's and each domain's); the platform's alone by default.
+ * Runs every migration of `all` not yet run: the composed list (app.ts's `migrationsOf`, the
+ * platform's and each domain's). Storage knows no domain, so the caller names the list.
  */
-export async function migrateToLatest(db: Kysely<Database>, context: MigrationContext = {}, all: Record<string, TesseraMigration> = MIGRATIONS): Promise<string[]> {
+export async function migrateToLatest(db: Kysely<Database>, context: MigrationContext, all: Record<string, TesseraMigration>): Promise<string[]> {
   const migrations = Object.fromEntries(Object.entries(all).map(([name, m]) => [name, {
     up: (trx: Kysely<unknown>) => m.up(trx, context),
     ...(m.down ? { down: m.down.bind(m) } : {}),

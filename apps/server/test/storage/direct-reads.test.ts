@@ -1,3 +1,4 @@
+import { migrationsOf } from '../../src/app.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '@tessera/protocol';
 import { migrateToLatest, openStorage, type Storage } from '../../src/storage/db.js';
@@ -17,7 +18,7 @@ describe('direct SQLite reads', () => {
 
   beforeAll(async () => {
     storage = openStorage('sqlite::memory:');
-    await migrateToLatest(storage.db);
+    await migrateToLatest(storage.db, {}, migrationsOf());
   });
 
   afterAll(async () => {

@@ -1,3 +1,4 @@
+import { migrationsOf } from '../../src/app.js';
 import { afterAll, beforeAll } from 'vitest';
 import { randomHex } from '@tessera/protocol';
 import { migrateToLatest, openStorage, type DialectName, type Storage } from '../../src/storage/db.js';
@@ -24,7 +25,7 @@ export function freshStorage(dialect: DialectName, options: { poolSize?: number 
     const fresh = await freshDatabase(dialect);
     drop = fresh.drop;
     storage = openStorage(fresh.url, options);
-    await migrateToLatest(storage.db);
+    await migrateToLatest(storage.db, {}, migrationsOf());
     other = openStorage(fresh.url);
   });
   afterAll(async () => {

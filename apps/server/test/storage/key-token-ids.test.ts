@@ -7,7 +7,10 @@ import { createKeyBundle, deriveTokenKeys, hawkHeader, openKeyBundle, randomHex,
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { TokenSecrets } from '../../src/crypto/token-secrets.js';
-import { MIGRATIONS } from '../../src/storage/migrations/index.js';
+import { migrationsOf } from '../../src/app.js';
+
+/** Every migration of the server's composition (the platform's and each domain's), in order. */
+const MIGRATIONS = migrationsOf();
 import { migrateToLatest, openStorage, type DialectName, type Storage } from '../../src/storage/db.js';
 import { databaseUrlFor, freshDatabase, testSigningKey } from '../harness.js';
 
@@ -106,10 +109,10 @@ describe.each(dialects)('migration 0005_key_token_ids (%s)', (dialect) => {
     }).execute();
 
     // Without the secret there is nothing it can do: it refuses, and leaves the schema as it was.
-    await expect(migrateToLatest(storage.db)).rejects.toThrow(/needs the server secret/);
+    await expect(migrateToLatest(storage.db, {}, MIGRATIONS)).rejects.toThrow(/needs the server secret/);
     expect((await db.selectFrom('session_tokens').select('token_id').execute()).length).toBe(2);
 
-    const applied = await migrateToLatest(storage.db, { authSecret: SECRET });
+    const applied = await migrateToLatest(storage.db, { authSecret: SECRET }, MIGRATIONS);
     expect(applied).toContain(TARGET);
 
     // Nothing a client holds or presents is left in the token tables.
@@ -173,6 +176,6 @@ describe.each(dialects)('migration 0005_key_token_ids (%s)', (dialect) => {
     expect(error).toBeUndefined();
     const db = storage.db as unknown as Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(await db.selectFrom('session_tokens').select(['token_id', 'auth_key']).execute()).toEqual([]);
-    expect(await migrateToLatest(storage.db, { authSecret: SECRET })).toContain(TARGET);
+    expect(await migrateToLatest(storage.db, { authSecret: SECRET }, MIGRATIONS)).toContain(TARGET);
   });
 });

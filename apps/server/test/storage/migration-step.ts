@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { Migrator, type Kysely } from 'kysely';
-import { MIGRATIONS } from '../../src/storage/migrations/index.js';
+import { migrationsOf } from '../../src/app.js';
+
+/** Every migration of the server's composition (the platform's and each domain's), in order. */
+const MIGRATIONS = migrationsOf();
 import { openStorage, type DialectName, type Storage } from '../../src/storage/db.js';
 import { databaseUrlFor, freshDatabase } from '../harness.js';
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AccountLifecycle } from '../../domain.js';
 import type { Database } from '../../storage/schema.js';
 import { AccountRecords, type CodeBudget } from './records.js';
+export { accountCoreDomain } from './manifest.js';
 
 // The account core (floor 0 in floors.json): the account and address rows and the account's
 // budgets of wrong codes, which every other domain reads through AccountRecords; deleting an

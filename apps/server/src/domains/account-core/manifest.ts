@@ -1,5 +1,6 @@
 import type { ConfigValues } from '../../config-schema.js';
 import { defineDomain } from '../../manifest.js';
+import { MIGRATIONS } from './migrations/index.js';
 import { accountsConfig } from './config.js';
 import { createAccountRecords, type AccountRecords } from './index.js';
 
@@ -14,6 +15,7 @@ declare module '../../manifest.js' {
 
 export const accountCoreDomain = defineDomain({
   name: 'account-core',
+  migrations: MIGRATIONS,
   key: 'records',
   config: { key: 'accounts', title: 'Accounts', slice: accountsConfig },
   create: ({ config, platform }) => ({

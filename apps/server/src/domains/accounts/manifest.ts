@@ -1,4 +1,5 @@
 import { defineDomain } from '../../manifest.js';
+import { MIGRATIONS } from './migrations/index.js';
 import { EMAILS } from './emails.js';
 import { createAccountsDomain, type AccountsService } from './index.js';
 import type { AccountSetupService } from './setup.js';
@@ -50,6 +51,7 @@ accountDestroy                   : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const accountsDomain = defineDomain({
   name: 'accounts',
+  migrations: MIGRATIONS,
   emails: EMAILS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,

@@ -1,5 +1,6 @@
 import type { ConfigValues } from '../../config-schema.js';
 import { defineDomain } from '../../manifest.js';
+import { MIGRATIONS } from './migrations/index.js';
 import { devicesConfig } from './config.js';
 import { createDevicesDomain } from './index.js';
 import type { DevicesService } from './service.js';
@@ -23,6 +24,7 @@ invokeDeviceCommand              : uid      : 1000 : 24 hours  : 1 hour     : bl
 
 export const devicesDomain = defineDomain({
   name: 'devices',
+  migrations: MIGRATIONS,
   rateLimits: RATE_LIMITS,
   needs: ['sessions', 'emails', 'linkedAccounts', 'oauth'],
   config: { key: 'devices', title: 'Devices and push', slice: devicesConfig },

@@ -1,5 +1,6 @@
 import type { ConfigValues } from '../../config-schema.js';
 import { defineDomain } from '../../manifest.js';
+import { MIGRATIONS } from './migrations/index.js';
 import { checkLinkedAccountsConfig, linkedAccountsConfig } from './config.js';
 import { createLinkedAccountsDomain } from './index.js';
 import type { LinkedAccountsService } from './service.js';
@@ -36,6 +37,7 @@ linkedAccountNotification        : ip       : 1000 : 15 minutes : 15 minutes : b
 
 export const linkedAccountsDomain = defineDomain({
   name: 'linked-accounts',
+  migrations: MIGRATIONS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'sessions', 'securityEvents', 'twoStep', 'secondaryEmails'],

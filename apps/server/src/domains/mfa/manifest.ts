@@ -1,5 +1,6 @@
 import type { ConfigValues } from '../../config-schema.js';
 import { defineDomain } from '../../manifest.js';
+import { MIGRATIONS } from './migrations/index.js';
 import { EMAILS } from './emails.js';
 import { mfaConfig } from './config.js';
 import { createMfaDomain } from './index.js';
@@ -39,6 +40,7 @@ mfaOtpCodeVerify                 : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const mfaDomain = defineDomain({
   name: 'mfa',
+  migrations: MIGRATIONS,
   emails: EMAILS,
   rateLimits: RATE_LIMITS,
   needs: ['records', 'sessions', 'twoStep'],

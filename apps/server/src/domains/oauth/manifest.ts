@@ -1,5 +1,6 @@
 import type { ConfigValues } from '../../config-schema.js';
 import { defineDomain } from '../../manifest.js';
+import { MIGRATIONS } from './migrations/index.js';
 import { oauthConfig } from './config.js';
 import { createOAuthDomain, readClientsFile, type OAuthService } from './index.js';
 
@@ -37,6 +38,7 @@ oauthIntrospect                  : ip       : 20000 : 15 minutes : 15 minutes : 
 
 export const oauthDomain = defineDomain({
   name: 'oauth',
+  migrations: MIGRATIONS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
   needs: ['records', 'securityEvents', 'twoStep'],

@@ -1,4 +1,5 @@
 import { defineDomain } from '../../manifest.js';
+import { MIGRATIONS } from './migrations/index.js';
 import { EMAILS } from './emails.js';
 import { createRecoveryKeysDomain } from './index.js';
 import type { RecoveryKeysService } from './service.js';
@@ -33,6 +34,7 @@ recoveryKeyCreate                : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const recoveryKeysDomain = defineDomain({
   name: 'recovery-keys',
+  migrations: MIGRATIONS,
   emails: EMAILS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,

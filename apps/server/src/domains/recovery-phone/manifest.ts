@@ -1,5 +1,6 @@
 import type { ConfigValues } from '../../config-schema.js';
 import { defineDomain } from '../../manifest.js';
+import { MIGRATIONS } from './migrations/index.js';
 import { EMAILS } from './emails.js';
 import { recoveryPhoneConfig } from './config.js';
 import { createRecoveryPhoneDomain } from './index.js';
@@ -40,6 +41,7 @@ recoveryPhoneCheck               : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const recoveryPhoneDomain = defineDomain({
   name: 'recovery-phone',
+  migrations: MIGRATIONS,
   emails: EMAILS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,

@@ -1,5 +1,6 @@
 import type { ConfigValues } from '../../config-schema.js';
 import { defineDomain } from '../../manifest.js';
+import { MIGRATIONS } from './migrations/index.js';
 import { securityEventsConfig } from './config.js';
 import { createSecurityEventsDomain } from './index.js';
 import { SECURITY_EVENTS } from './names.js';
@@ -16,6 +17,7 @@ declare module '../../manifest.js' {
 
 export const securityEventsDomain = defineDomain({
   name: 'security-events',
+  migrations: MIGRATIONS,
   needs: ['geo'],
   config: { key: 'securityEvents', title: 'Security events', slice: securityEventsConfig },
   securityEvents: SECURITY_EVENTS,

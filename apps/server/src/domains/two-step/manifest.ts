@@ -1,5 +1,6 @@
 import type { ConfigValues } from '../../config-schema.js';
 import { defineDomain } from '../../manifest.js';
+import { MIGRATIONS } from './migrations/index.js';
 import { EMAILS } from './emails.js';
 import { twoStepConfig } from './config.js';
 import { createTwoStepDomain } from './index.js';
@@ -41,6 +42,7 @@ totpCreate                       : ip_uid   : 10  : 15 minutes : 15 minutes : bl
 
 export const twoStepDomain = defineDomain({
   name: 'two-step',
+  migrations: MIGRATIONS,
   emails: EMAILS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,

@@ -1,3 +1,4 @@
+import { migrationsOf } from '../../../src/app.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomHex } from '@tessera/protocol';
 import { ManualClock } from '../../../src/clock.js';
@@ -20,7 +21,7 @@ describe.each(dialects)('security events store (%s)', (dialect) => {
     const fresh = await freshDatabase(dialect);
     drop = fresh.drop;
     storage = openStorage(fresh.url, { poolSize: 4 });
-    await migrateToLatest(storage.db);
+    await migrateToLatest(storage.db, {}, migrationsOf());
     events = new SecurityEventsService({ db: storage.db, clock, retentionMs: 10_000, maxPerName: 3 });
   });
   afterAll(async () => {

@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 
-import type { AuthErrorName } from '@tessera/errors';
 import type { Clock } from './clock.js';
 import type { ConfigSlice, ConfigValues } from './config-schema.js';
 import type { Redis } from 'ioredis';
@@ -139,8 +138,6 @@ export interface DomainManifest<C extends ConfigSlice = ConfigSlice, S = unknown
   securityEvents?: Record<string, string>;
   /** The emails it sends. */
   emails?: Record<string, AnyTemplate>;
-  /** Catalogue errors its operations may answer beyond the declared routes' lists (documentation). */
-  errors?: readonly AuthErrorName[];
   create(ctx: DomainContext<ConfigValues<C>>): Domain<S> | Promise<Domain<S>>;
 }
 

@@ -66,11 +66,12 @@ export interface DoorWire<B, Q, P, V> {
   input?: (received: DoorInput) => Partial<{ body: B; query: Q; params: P }>;
   /** This door's reply schema, in place of the operation's output. */
   output?: TSchema;
-  /** The wire body of the handler's value at this door. */
-  reply?: (value: V) => unknown;
+  /** The wire body of the handler's value at this door (a method, so that a door without wire fits any operation). */
+  reply?(value: V): unknown;
 }
 
-export interface Door<C, B = unknown, Q = unknown, P = unknown, V = unknown> {
+/** A door; one without `wire` (B, Q, P, V left `never`) fits any operation whose caller is C. */
+export interface Door<C, B = never, Q = never, P = never, V = never> {
   method: HTTPMethods;
   /** The path after the prefix; the operationId is not derived from it. */
   path: string;

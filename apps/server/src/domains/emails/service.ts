@@ -2,7 +2,7 @@ import { appError } from '@tessera/errors';
 import { constantTimeStringEqual } from '@tessera/protocol';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
-import type { FlowContext, RequestContext } from '../../http/context.js';
+import type { FlowContext, RequestContext } from '../../platform/request-context.js';
 import { deliveryOf } from '../../http/schemas.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Database } from '../../storage/schema.js';

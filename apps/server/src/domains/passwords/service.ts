@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { randomDigits } from '../../crypto/random.js';
 import type { ScryptPool } from '../../crypto/scrypt-pool.js';
-import type { FlowContext, RequestContext } from '../../http/context.js';
+import type { FlowContext, RequestContext } from '../../platform/request-context.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';

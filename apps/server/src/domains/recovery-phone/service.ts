@@ -3,7 +3,7 @@ import { appError } from '@tessera/errors';
 import type { Kysely } from 'kysely';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Clock } from '../../clock.js';
-import type { RequestContext } from '../../http/context.js';
+import type { RequestContext } from '../../platform/request-context.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import { pickLocale, translator } from '../../senders/mail/render.js';
 import { SmsDeliveryError, type SmsSender } from '../../senders/sms/sender.js';

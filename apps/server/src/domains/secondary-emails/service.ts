@@ -4,7 +4,7 @@ import { constantTimeStringEqual, randomHex } from '@tessera/protocol';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { normalizeEmail } from '../../email-address.js';
-import type { RequestContext } from '../../http/context.js';
+import type { RequestContext } from '../../platform/request-context.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Database } from '../../storage/schema.js';

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import type { Clock } from '../../clock.js';
-import type { RequestContext } from '../../http/context.js';
+import type { RequestContext } from '../../platform/request-context.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import { isUniqueViolation } from '../../storage/db.js';
 import type { Executor, Trx } from '../../storage/executor.js';

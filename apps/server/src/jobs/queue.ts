@@ -16,7 +16,7 @@ export interface EnqueueOptions {
   runAt?: number;
   /**
    * `commit` (default): attempted as soon as the caller's transaction commits (at once outside
-   * one). `caller`: the caller attempts it itself (`runner.runOne`), e.g. to report the outcome;
+   * one), or at `runAt` when that is later. `caller`: the caller attempts it itself (`runner.runOne`), e.g. to report the outcome;
    * either way the sweep and the retries take it from there.
    */
   start?: 'commit' | 'caller';
@@ -34,8 +34,10 @@ export class JobQueue {
 
   async enqueue(db: Executor, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<string> {
     const id = await enqueue(db, this.clock, kind, payload, options);
-    const due = (options.runAt ?? 0) <= this.clock.now();
-    if (due && options.start !== 'caller' && this.runner.handles(kind)) await afterCommit(db, () => this.runner.kick(id));
+    if (options.start === 'caller' || !this.runner.handles(kind)) return id;
+    // A job for later wakes the runner then, rather than wait for the next sweep.
+    const wait = (options.runAt ?? 0) - this.clock.now();
+    await afterCommit(db, () => (wait > 0 ? this.runner.wakeIn(wait) : this.runner.kick(id)));
     return id;
   }
 }

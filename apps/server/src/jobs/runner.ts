@@ -171,9 +171,9 @@ export class JobRunner {
     every();
   }
 
-  /** A sweep in a second: for jobs written in a transaction whose commit the writer cannot see. */
-  soon(): void {
-    this.schedule(1000);
+  /** A sweep in `ms` (or earlier, when a sooner one is due): for a job written to run later. */
+  wakeIn(ms: number): void {
+    this.schedule(ms);
   }
 
   /** Resolves once the attempts started so far have ended. */

@@ -77,14 +77,13 @@ export class NewslettersService {
 
   /**
    * Account deletion (inside its transaction): the rows go, and when there were any the webhook is
-   * told to forget the subscriber. The delivery row commits or rolls back with the deletion (a
-   * rolled-back deletion sends nothing); the sender's sweep shortly after sends the committed one.
+   * told to forget the subscriber. The delivery (a job) commits or rolls back with the deletion (a
+   * rolled-back deletion sends nothing); the job queue sends it once the deletion has committed.
    */
   readonly accountDeleted = async (trx: Executor, uid: string): Promise<void> => {
     const had = await deleteNewslettersOf(trx, uid);
     if (had && this.deps.webhooks.configured(NEWSLETTERS_TARGET)) {
-      await this.deps.webhooks.enqueue(trx, NEWSLETTERS_TARGET, 'account.deleted', { uid, at: this.deps.clock.now() });
-      this.deps.webhooks.soon();
+      await this.deps.webhooks.enqueue(trx, NEWSLETTERS_TARGET, 'account.deleted', { uid, at: this.deps.clock.now() }, { start: 'commit' });
     }
   };
 }

@@ -71,10 +71,14 @@ export class WebhookSender {
     this.delivered.set(target, handler);
   }
 
-  /** Writes a delivery on `db` (the caller's transaction); `kick` after commit sends it. */
-  async enqueue(db: Executor, target: string, event: string, payload: unknown): Promise<string> {
+  /**
+   * Writes a delivery on `db` (the caller's transaction). By default the caller sends it after the
+   * commit (`kick`, or `attempt` to learn the outcome); `start: 'commit'` has the job queue send it
+   * once the transaction commits, for a caller that cannot see the commit (a lifecycle hook).
+   */
+  async enqueue(db: Executor, target: string, event: string, payload: unknown, options: { start?: 'commit' | 'caller' } = {}): Promise<string> {
     if (!this.configured(target)) throw new Error(`webhook target ${target} is not configured`);
-    return this.jobs.enqueue(db, webhookKind(target), { event, body: payload } satisfies Delivery, { start: 'caller' });
+    return this.jobs.enqueue(db, webhookKind(target), { event, body: payload } satisfies Delivery, { start: options.start ?? 'caller' });
   }
 
   /**
@@ -98,11 +102,6 @@ export class WebhookSender {
   /** Starts the queue's runner (its start-up sweep, then one every `sweepIntervalMs`). */
   start(sweepIntervalMs?: number): void {
     this.jobs.runner.start(sweepIntervalMs);
-  }
-
-  /** A sweep in a second: for deliveries written in a transaction whose commit the writer cannot see (account deletion). */
-  soon(): void {
-    this.jobs.runner.soon();
   }
 
   /** Resolves once the attempts started so far have ended (tests). */

@@ -138,7 +138,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ devices: DevicesService }
       }, { additionalProperties: false }),
       response: responses(Type.Object({}), ['DEVICE_UNKNOWN', 'DEVICE_COMMAND_UNAVAILABLE', 'SESSION_UNVERIFIED', 'THROTTLED'], { auth: true }),
     },
-  }, async (req) => devices.invokeCommand(credentialsOf(req, 'sessionTokenVerified'), req.body));
+  }, async (req) => devices.messages.invokeCommand(credentialsOf(req, 'sessionTokenVerified'), req.body));
 
   app.get('/account/device/commands', {
     config: {
@@ -164,7 +164,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ devices: DevicesService }
         })),
       }), ['DEVICE_UNKNOWN'], { auth: true }),
     },
-  }, async (req) => devices.commands(credentialsOf(req, 'sessionToken'), req.query.index ?? 0, req.query.limit ?? 100));
+  }, async (req) => devices.messages.commands(credentialsOf(req, 'sessionToken'), req.query.index ?? 0, req.query.limit ?? 100));
 
   app.post('/account/devices/notify', {
     config: { auth: 'sessionTokenVerified' },
@@ -188,7 +188,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ devices: DevicesService }
       }),
       response: responses(Type.Object({}), ['SESSION_UNVERIFIED'], { auth: true }),
     },
-  }, async (req) => devices.notify(credentialsOf(req, 'sessionTokenVerified'), req.body));
+  }, async (req) => devices.messages.notify(credentialsOf(req, 'sessionTokenVerified'), req.body));
 
   app.post('/session/verify/send_push', {
     config: {
@@ -201,7 +201,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ devices: DevicesService }
       body: Type.Object({}, { additionalProperties: false }),
       response: responses(Type.Object({ sent: Type.Integer() }), ['INSUFFICIENT_AAL'], { auth: true }),
     },
-  }, async (req) => devices.sendVerifyPush(credentialsOf(req, 'sessionToken')));
+  }, async (req) => devices.messages.sendVerifyPush(credentialsOf(req, 'sessionToken')));
 
   app.post('/session/verify/verify_push', {
     config: {
@@ -214,7 +214,7 @@ export const deviceRoutes: FastifyPluginAsyncTypebox<{ devices: DevicesService }
       response: responses(Type.Object({}), ['INVALID_EXPIRED_OTP_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE', 'INSUFFICIENT_AAL', 'THROTTLED'], { auth: true }),
     },
   }, async (req) => {
-    await devices.verifyPush(credentialsOf(req, 'sessionToken'), req.body.code, contextOf(req), (err) =>
+    await devices.messages.verifyPush(credentialsOf(req, 'sessionToken'), req.body.code, contextOf(req), (err) =>
       req.log.warn({ reqId: req.id, reason: (err as Error).message }, 'sign-in notice not sent'));
     return {};
   });

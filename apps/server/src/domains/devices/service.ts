@@ -5,33 +5,26 @@ import type { Clock } from '../../clock.js';
 import type { AccountChange } from '../../domain.js';
 import type { RequestContext } from '../../platform/request-context.js';
 import { isUniqueViolation } from '../../storage/db.js';
-import { afterCommit } from '../../storage/after-commit.js';
 import type { Executor } from '../../storage/executor.js';
 import type { Database } from '../../storage/schema.js';
-import { describeDevice, isSessionVerified, meetsMinimumAal, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
+import { meetsMinimumAal, type Session, type SessionsService, type SessionWithAccount } from '../sessions/index.js';
 import { formatAttachedClients, mergeAttachedClients, refreshTokenEntries, sessionEntries } from './attached-clients.js';
 import { deprecatedSessionList, deviceReply, listedDevices } from './lists.js';
 import { checkPushCallback, type PushHost } from './push-hosts.js';
-import { deleteExpiredCommands, insertCommand, listCommands, pendingCommands } from './commands.js';
 import { ACCOUNT_EVENT_TTL_SECONDS, pushEvents } from './push-events.js';
 import { checkPushKeys } from './rules.js';
-import type { AttachedClient, ListedDevice, NotifyPayload } from './schemas.js';
+import type { AttachedClient, ListedDevice } from './schemas.js';
 import { timeLocaleOf } from './time-format.js';
 import {
-  deleteDevice, deleteDeviceOfSession, deleteOtherDevices, findDevice, findDeviceOfSession, insertDevice, listDevices, lockDevice, markPushEndpointExpired, moveDevice, updateDevice,
-  type Device,
+  deleteDevice, deleteDeviceOfSession, deleteOtherDevices, findDevice, findDeviceOfSession, insertDevice, listDevices, moveDevice, updateDevice, type Device,
 } from './store.js';
+import { DeviceMessages } from './messages.js';
+import { DevicePushes } from './pushes.js';
 
-/** Where pushes go: a bounded queue outside the request (senders/push). */
-export interface Pusher {
-  enqueue(job: {
-    subscription: { endpoint: string; publicKey: string; authKey: string };
-    /** Null: a push without payload (the account's state changed). */
-    payload: Record<string, unknown> | null;
-    ttlSeconds: number;
-    onGone: () => Promise<void>;
-  }): boolean;
-}
+import type { Pusher } from './pushes.js';
+
+export type { Pusher };
+export { COMMAND_PAYLOAD_MAX, COMMAND_TTL_MAX_MS } from './messages.js';
 
 export interface DevicesDeps {
   db: Kysely<Database>;
@@ -65,10 +58,6 @@ export interface RefreshTokenSource {
   revokeClient(uid: string, clientId: string): Promise<number>;
 }
 
-/** Largest command payload, as JSON (spec 1 §5). */
-export const COMMAND_PAYLOAD_MAX = 2048;
-/** A command's ttl when none is asked for: the largest allowed (spec 1 §9). */
-export const COMMAND_TTL_MAX_MS = 10_000_000;
 
 /** POST /account/device: what the client sends (validated by the route's schema). */
 export interface DeviceInput {
@@ -81,9 +70,6 @@ export interface DeviceInput {
   availableCommands?: Record<string, string> | undefined;
 }
 
-function tooLarge(key: string, message: string): never {
-  throw appError('INVALID_PARAMETER', { validation: { source: 'payload', keys: [key], rule: 'maxLength', message } }, `Invalid parameter in request body: ${message}`);
-}
 
 /** A device as a session below its account's AAL sees another one: without its push endpoint and keys. */
 function withoutPushSubscription(d: Device): Device {
@@ -95,28 +81,14 @@ function invalid(key: string, message: string): never {
 }
 
 export class DevicesService {
-  constructor(private readonly deps: DevicesDeps) {}
+  readonly pushes: DevicePushes;
+  /** Commands, notifications and sign-in confirmation pushes between the account's devices. */
+  readonly messages: DeviceMessages;
 
-  /**
-   * Queues one push per device that has a live endpoint; returns at once. A 404/410 from the push
-   * service flags the endpoint expired; other failures are logged by the queue.
-   */
-  pushTo(devices: Device[], payload: Record<string, unknown> | null, ttlSeconds: number): void {
-    for (const d of devices) {
-      if (!d.pushCallback || d.pushEndpointExpired) continue;
-      const endpoint = d.pushCallback;
-      // Checked again as it is used: a callback stored before callbacks were normalised, or on a
-      // host PUSH_ALLOWED_HOSTS no longer names, is not pushed to.
-      const checked = checkPushCallback(endpoint, this.deps.pushAllowedHosts);
-      if (checked.href === null) continue;
-      this.deps.push.enqueue({
-        subscription: { endpoint: checked.href, publicKey: d.pushPublicKey ?? '', authKey: d.pushAuthKey ?? '' },
-        payload, ttlSeconds,
-        onGone: () => markPushEndpointExpired(this.deps.db, d.uid, d.id, endpoint),
-      });
-    }
+  constructor(private readonly deps: DevicesDeps) {
+    this.pushes = new DevicePushes(deps);
+    this.messages = new DeviceMessages(deps, this.pushes);
   }
-
   /** The input applied to a device: a new push tuple clears pushEndpointExpired (spec 1 §4). */
   private apply(device: Device, input: DeviceInput): Device {
     const next = { ...device };
@@ -173,7 +145,7 @@ export class DevicesService {
         throw appError('DEVICE_CONFLICT', winner ? { deviceId: winner.id } : {});
       }
       const others = (await listDevices(db, session.uid)).filter((d) => d.id !== device.id);
-      this.pushTo(others, pushEvents.deviceConnected(device.name), ACCOUNT_EVENT_TTL_SECONDS);
+      this.pushes.pushTo(others, pushEvents.deviceConnected(device.name), ACCOUNT_EVENT_TTL_SECONDS);
       return deviceReply(device);
     }
     const id = input.id.toLowerCase();
@@ -217,7 +189,7 @@ export class DevicesService {
       await deleteDevice(trx, device.uid, device.id);
       if (device.sessionId) await this.deps.sessions.delete(trx, { id: device.sessionId, uid: device.uid });
     });
-    this.pushTo(await listDevices(db, device.uid), pushEvents.deviceDisconnected(device.id), ACCOUNT_EVENT_TTL_SECONDS);
+    this.pushes.pushTo(await listDevices(db, device.uid), pushEvents.deviceDisconnected(device.id), ACCOUNT_EVENT_TTL_SECONDS);
   }
 
   /** GET /account/attached_clients, times also relative in `languages` (Accept-Language). */
@@ -270,114 +242,15 @@ export class DevicesService {
     return deprecatedSessionList(all, devices, session.id);
   }
 
-  // ---- hooks
-
-  // ---- device commands and notifications
-
-  /**
-   * POST /account/devices/invoke_command: stores the command for the target device (one of the
-   * account's, advertising that command) until `ttlMs` passes, and pushes it the news.
-   */
-  async invokeCommand(session: SessionWithAccount, input: { target: string; command: string; payload: Record<string, unknown>; ttl?: number | undefined }) {
-    const { db, clock, sessions } = this.deps;
-    const payload = JSON.stringify(input.payload);
-    if (payload.length > COMMAND_PAYLOAD_MAX) tooLarge('payload', `payload must be at most ${COMMAND_PAYLOAD_MAX} characters as JSON`);
-    const target = await findDevice(db, session.uid, input.target.toLowerCase());
-    if (!target) throw appError('DEVICE_UNKNOWN');
-    if (!Object.hasOwn(target.availableCommands, input.command)) throw appError('DEVICE_COMMAND_UNAVAILABLE');
-    // Issue 22: a command (a tab, say, encrypted to the keys the device published) goes only to a
-    // device whose session is confirmed at the account's AAL: a sign-in that proved the password
-    // only may register a device advertising commands, but is sent nothing through it.
-    const targetSession = target.sessionId ? await sessions.find(db, target.sessionId) : null;
-    if (!targetSession || !meetsMinimumAal({ ...targetSession, account: session.account })) {
-      throw appError('DEVICE_COMMAND_UNAVAILABLE', {}, 'Unavailable device command: the target device\'s session is not confirmed yet');
-    }
-    const now = clock.now();
-    const sender = await findDeviceOfSession(db, session.id);
-    const ttlMs = input.ttl ?? COMMAND_TTL_MAX_MS;
-    // At most DEVICE_COMMANDS_PENDING_MAX wait for one device; the next is refused until the first
-    // of them expires. Counted and stored under the target's row lock: requests at once cannot
-    // both take the last place.
-    const index = await db.transaction().execute(async (trx) => {
-      await lockDevice(trx, session.uid, target.id);
-      await deleteExpiredCommands(trx, session.uid, target.id, now);
-      const pending = await pendingCommands(trx, session.uid, target.id, now);
-      if (pending.count >= this.deps.commandsPendingMax) {
-        const retryAfter = Math.max(1, Math.ceil(((pending.firstExpiry ?? now) - now) / 1000));
-        throw appError('THROTTLED', { retryAfter }, `Client has sent too many requests: ${pending.count} commands already wait for this device; retry after ${retryAfter} s`);
-      }
-      return insertCommand(trx, {
-        uid: session.uid, deviceId: target.id, command: input.command, payload, sender: sender?.id ?? null, createdAt: now, expiresAt: now + ttlMs,
-      });
-    });
-    const url = `${this.deps.commandsUrl}?index=${index}&limit=1`;
-    this.pushTo([target], pushEvents.commandReceived({ command: input.command, index, sender: sender?.id ?? null, url }), Math.floor(ttlMs / 1000));
-    return {};
-  }
-
-  /** GET /account/device/commands: the calling device's live commands from `index` on, oldest first. */
-  async commands(session: Session, index: number, limit: number) {
-    const { db, clock } = this.deps;
-    const device = await findDeviceOfSession(db, session.id);
-    if (!device) throw appError('DEVICE_UNKNOWN');
-    const now = clock.now();
-    await deleteExpiredCommands(db, session.uid, device.id, now);
-    const found = await listCommands(db, session.uid, device.id, index, now, limit);
-    const messages = found.slice(0, limit).map((c) => ({ index: c.index, data: { command: c.command, payload: c.payload, sender: c.sender } }));
-    return { index: messages.at(-1)?.index ?? index, last: found.length <= limit, messages };
-  }
-
-  /**
-   * POST /account/devices/notify: pushes the payload (one of the shapes clients send each other,
-   * checked by the route's schema) to the named devices of the account, or all but the excluded.
-   */
-  async notify(session: Session, input: { to: 'all' | string[]; excluded?: string[] | undefined; payload: NotifyPayload; TTL?: number | undefined }) {
-    const devices = await listDevices(this.deps.db, session.uid);
-    const ids = new Set((input.to === 'all' ? devices.map((d) => d.id) : input.to).map((id) => id.toLowerCase()));
-    for (const id of input.excluded ?? []) ids.delete(id.toLowerCase());
-    this.pushTo(devices.filter((d) => ids.has(d.id)), input.payload, input.TTL ?? 0);
-    return {};
-  }
-
-  // ---- confirming a sign-in from another device
-
-  /**
-   * POST /session/verify/send_push: the unconfirmed session's confirmation code, pushed to the
-   * account's devices on confirmed sessions, so that one of them can show it. Nothing is sent for
-   * a confirmed session; how many devices were reached is in the reply.
-   */
-  async sendVerifyPush(session: Session) {
-    const { db, sessions, confirmations, clock } = this.deps;
-    if (isSessionVerified(session)) return { sent: 0 };
-    const all = await sessions.listOf(db, session.uid);
-    const confirmed = new Set(all.filter((s) => s.id !== session.id && isSessionVerified(s)).map((s) => s.id));
-    const targets = (await listDevices(db, session.uid)).filter((d) => d.sessionId && confirmed.has(d.sessionId) && d.pushCallback && !d.pushEndpointExpired);
-    if (!targets.length) return { sent: 0 };
-    const code = await confirmations.codeForSession(session);
-    this.pushTo(targets, pushEvents.verifyLogin({ code, device: describeDevice(session.ua), at: clock.now() }), this.deps.codeLifetimeSeconds);
-    return { sent: targets.length };
-  }
-
-  /** POST /session/verify/verify_push: the code another device showed confirms this session. */
-  verifyPush(session: Session, code: string, ctx: RequestContext, onNoticeFailure: (err: unknown) => void): Promise<void> {
-    return this.deps.confirmations.confirmSession(session, code, ctx, onNoticeFailure);
-  }
-
-  // The hooks run inside the caller's transaction; their pushes are queued once it commits, and
-  // dropped if it rolls back (storage/after-commit.ts): a device told of a change re-reads the
-  // account, and must find the change there.
-
-  /** `pushTo` once `db`'s transaction commits (at once outside a transaction). */
-  private pushAfterCommit(db: Executor, devices: Device[], payload: Record<string, unknown> | null, ttlSeconds: number): Promise<void> {
-    return afterCommit(db, () => this.pushTo(devices, payload, ttlSeconds));
-  }
+  // ---- hooks: they run inside the caller's transaction; their pushes are queued once it commits,
+  // and dropped if it rolls back (DevicePushes.afterCommit).
 
   /** A session ended: its device goes with it, and the account's other devices hear of it. */
   async sessionEnded(db: Executor, uid: string, sessionId: string): Promise<void> {
     const device = await findDeviceOfSession(db, sessionId);
     if (!device) return;
     await deleteDeviceOfSession(db, sessionId);
-    await this.pushAfterCommit(db, await listDevices(db, uid), pushEvents.deviceDisconnected(device.id), ACCOUNT_EVENT_TTL_SECONDS);
+    await this.pushes.afterCommit(db, await listDevices(db, uid), pushEvents.deviceDisconnected(device.id), ACCOUNT_EVENT_TTL_SECONDS);
   }
 
   /**
@@ -392,14 +265,14 @@ export class DevicesService {
       kept = before.find((d) => d.sessionId === keep.replaces)?.id ?? null;
     }
     await deleteOtherDevices(trx, uid, keep.sessionTokenId);
-    await this.pushAfterCommit(trx, before.filter((d) => d.id !== kept), pushEvents.passwordChanged(), ACCOUNT_EVENT_TTL_SECONDS);
+    await this.pushes.afterCommit(trx, before.filter((d) => d.id !== kept), pushEvents.passwordChanged(), ACCOUNT_EVENT_TTL_SECONDS);
   }
 
   /** Password reset: every device goes, and is told. */
   async passwordReset(trx: Executor, uid: string): Promise<void> {
     const before = await listDevices(trx, uid);
     await deleteOtherDevices(trx, uid, null);
-    await this.pushAfterCommit(trx, before, pushEvents.passwordReset(), ACCOUNT_EVENT_TTL_SECONDS);
+    await this.pushes.afterCommit(trx, before, pushEvents.passwordReset(), ACCOUNT_EVENT_TTL_SECONDS);
   }
 
   /**
@@ -411,13 +284,13 @@ export class DevicesService {
    */
   async accountChanged(trx: Executor, uid: string, change: AccountChange): Promise<void> {
     const payload = change === 'profile' ? pushEvents.profileUpdated() : pushEvents.accountStateChanged();
-    await this.pushAfterCommit(trx, await listDevices(trx, uid), payload, ACCOUNT_EVENT_TTL_SECONDS);
+    await this.pushes.afterCommit(trx, await listDevices(trx, uid), payload, ACCOUNT_EVENT_TTL_SECONDS);
   }
 
   /** The account is being deleted: every device goes, and is told. */
   async accountDeleted(trx: Executor, uid: string): Promise<void> {
     const before = await listDevices(trx, uid);
     await deleteOtherDevices(trx, uid, null);
-    await this.pushAfterCommit(trx, before, pushEvents.accountDestroyed(uid), ACCOUNT_EVENT_TTL_SECONDS);
+    await this.pushes.afterCommit(trx, before, pushEvents.accountDestroyed(uid), ACCOUNT_EVENT_TTL_SECONDS);
   }
 }

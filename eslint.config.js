@@ -63,8 +63,10 @@ export default tseslint.config(
     },
   },
   {
-    // The domain contract (README "Layout"): domains meet only through each other's index.ts;
-    // http/ and storage/ import no domain. Rule and fixtures: scripts/eslint/.
+    // The domain contract (README "Layout"): domains meet only through each other's index.ts, on
+    // the floors of apps/server/src/floors.json (downwards, or on one floor without a cycle); a
+    // store names only its domain's tables, a routes file imports no store; http/, storage/ and
+    // platform/ import no domain. Rule and fixtures: scripts/eslint/.
     files: ['apps/server/src/**/*.ts'],
     plugins: { tessera },
     rules: { 'tessera/domain-boundaries': 'error' },

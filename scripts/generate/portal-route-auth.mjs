@@ -18,6 +18,7 @@ const CREDENTIALS = {
   passwordChangeToken: 'passwordChangeToken',
   oauthToken: 'OAuth access token',
   mfa: 'MFA token',
+  appleNotification: 'notification signed by Apple (body)',
 };
 
 export const SESSION_LABELS = {

@@ -20,9 +20,13 @@ import type { TSchema } from '@sinclair/typebox';
 export interface TokenStrategy<C> {
   /**
    * onepw token type (Hawk or prefixed Bearer), `oauth` (unprefixed Bearer of an access token), or
-   * `jwt` (`Bearer <compact JWS>`: `find` gets the whole token and proves it itself).
+   * `jwt` (`Bearer <compact JWS>`: `find` gets the whole token and proves it itself), or `signed`
+   * (an inbound webhook: the request carries a credential its sender signed, which `fromRequest`
+   * takes out of it and `find` proves; nothing is read from the Authorization header).
    */
-  kind: TokenType | 'oauth' | 'jwt';
+  kind: TokenType | 'oauth' | 'jwt' | 'signed';
+  /** `signed` strategies: the signed credential the request carries (e.g. a JWT in its body), or null when it carries none. */
+  fromRequest?(request: FastifyRequest): string | null;
   /** May answer synchronously (from a cache) or with a promise. */
   find(id: string, now: number): C | null | Promise<C | null>;
   /** Hawk MAC key of the found credentials (onepw tokens only), given the id the request presented. */
@@ -166,7 +170,7 @@ function candidates(header: string, auth: RouteAuth, deps: AuthDeps): Candidate[
     const [, prefix, id] = m as unknown as [string, string | undefined, string];
     for (const name of auth.strategies) {
       const strategy = strategyOf(deps, name);
-      if (strategy.kind === 'jwt') continue;
+      if (strategy.kind === 'jwt' || strategy.kind === 'signed') continue;
       const expected = strategy.kind === 'oauth' ? undefined : TOKEN_TYPES[strategy.kind].prefix;
       if (expected === prefix) out.push({ name, strategy, id, hawk: null });
     }
@@ -189,6 +193,8 @@ function candidates(header: string, auth: RouteAuth, deps: AuthDeps): Candidate[
  * database read, Redis), and then the rest continues asynchronously.
  */
 function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps): void | Promise<void> {
+  const signed = auth.strategies.filter((name) => strategyOf(deps, name).kind === 'signed');
+  if (signed.length) return authenticateSigned(request, auth, deps, signed);
   const header = request.headers.authorization;
   if (!header) {
     if (auth.optional) return;
@@ -238,6 +244,25 @@ function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps):
     return found instanceof Promise ? found.then((credentials) => proceed(i, credentials)) : proceed(i, found);
   };
   return attempt(0);
+}
+
+/**
+ * An inbound webhook: the first `signed` strategy whose credential the request carries proves it
+ * (`find` answers the credentials, or throws the refusal its sender's protocol calls for).
+ */
+function authenticateSigned(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps, names: StrategyName[]): void | Promise<void> {
+  for (const name of names) {
+    const strategy = strategyOf(deps, name);
+    const credential = strategy.fromRequest!(request);
+    if (credential === null) continue;
+    const accept = (credentials: unknown): void => {
+      if (!credentials) throw refusal(auth, deps, 'The signed credential was not accepted');
+      request.auth = { strategy: name, credentials };
+    };
+    const found = strategy.find(credential, deps.clock.now());
+    return found instanceof Promise ? found.then(accept) : accept(found);
+  }
+  if (!auth.optional) throw refusal(auth, deps, 'The request carries no signed credential');
 }
 
 /** preHandler of routes that take a single-use token: validation has passed, so the token is spent now. */
@@ -376,6 +401,8 @@ function securityRequirements(auth: RouteAuth, strategies: StrategyMap): Record<
   for (const name of auth.strategies) {
     const kind = (strategies[name] as AnyStrategy).kind;
     // OpenAPI 3.1 §4.8.30: for non-OAuth schemes the array lists the roles the operation needs.
+    // A signed request proves itself in its documented body: no header scheme to name.
+    if (kind === 'signed') continue;
     if (kind === 'jwt') reqs.push({ [jwtSchemeName(name)]: auth.scope !== undefined ? [auth.scope] : [] });
     else if (kind === 'oauth') reqs.push({ oauthBearer: [] });
     else reqs.push({ [`${kind}Bearer`]: [] }, { [`${kind}Hawk`]: [] });

@@ -13,7 +13,7 @@ import {
   rememberSession, sessionProviders, setLinkEmail, spendToken, touchLink, type LinkedAccount,
 } from './store.js';
 import { tokenHash } from './providers/oidc.js';
-import { refused, type IdentityProvider, type Provider, type ProviderIdentity } from './providers/port.js';
+import { refused, type IdentityProvider, type Provider, type ProviderEvent, type ProviderIdentity } from './providers/port.js';
 
 // Sign-in with Google and Apple. A verified id_token whose subject is linked signs in to that
 // account; otherwise its provider-verified address links to the account holding it (a confirmed
@@ -225,15 +225,22 @@ export class LinkedAccountsService {
   }
 
   /**
-   * POST /linked_account/apple/notification: one of Apple's server-to-server notifications, a JWT
-   * signed by Apple whose `events` claim says what happened to a person's Apple ID. The person
+   * The appleNotification auth strategy: an Apple notification's JWT proven (503/202 unless
+   * LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED; 400/107 on `payload` when it fails a check).
+   */
+  async verifyAppleNotification(payloadJwt: string): Promise<ProviderEvent> {
+    if (!this.deps.appleNotifications) throw appError('FEATURE_NOT_ENABLED', {}, 'Apple notifications are not enabled on this server (LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED)');
+    return this.deps.providers.apple.verifyNotification!(payloadJwt);
+  }
+
+  /**
+   * POST /linked_account/apple/notification: one of Apple's server-to-server notifications (its
+   * signature proven by the appleNotification strategy), saying what happened to a person's Apple ID. The person
    * revoked consent or deleted the Apple ID: the link stops signing in (disabled, or removed) and
    * the sessions it opened end. Relay forwarding turned off or on: the link keeps the address.
    */
-  async appleNotification(payloadJwt: string, ctx: RequestContext): Promise<void> {
+  async appleNotification(event: ProviderEvent, ctx: RequestContext): Promise<void> {
     const { db, securityEvents } = this.deps;
-    if (!this.deps.appleNotifications) throw appError('FEATURE_NOT_ENABLED', {}, 'Apple notifications are not enabled on this server (LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED)');
-    const event = await this.deps.providers.apple.verifyNotification!(payloadJwt);
     // Event types Apple may add later are acknowledged and ignored.
     if (!(APPLE_EVENTS as readonly string[]).includes(event.type)) return;
     const link = await findLinkBySubject(db, 'apple', event.subject);

@@ -245,6 +245,16 @@ describe.each(httpDialects())('linked accounts (%s)', (dialect) => {
       const forged = await google.notification({ type: 'account-delete', sub: 'x' });
       await expectError(t.client.linkedAccountAppleNotification({ payload: forged }), 'INVALID_PARAMETER', 400);
     });
+
+    it('declares its auth like every other route: the appleNotification strategy, which refuses a body without its signed payload', async () => {
+      const doc = await (await fetch(`${t.url}/v1/openapi.json`)).json() as { paths: Record<string, { post: { 'x-auth': unknown; security: unknown } }> };
+      expect(doc.paths['/v1/linked_account/apple/notification']!.post['x-auth']).toEqual({ strategies: ['appleNotification'] });
+      // The credential is in the documented body: no header scheme to present.
+      expect(doc.paths['/v1/linked_account/apple/notification']!.post.security).toEqual([]);
+      const reply = await fetch(`${t.url}/v1/linked_account/apple/notification`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(reply.status).toBe(401);
+      expect(await reply.json()).toMatchObject({ errno: 110 });
+    });
   });
 });
 

@@ -7,6 +7,7 @@ import { loadConfig } from '../config.js';
 import { serverSecret } from '../crypto/dev-secret.js';
 import { bounceLog } from '../domains/emails/index.js';
 import { OAuthService } from '../domains/oauth/index.js';
+import { JOBS_HELP, jobsCommand } from '../jobs/admin.js';
 import { migrateToLatest, openStorage } from '../storage/db.js';
 
 const HELP = `Usage: npm run admin -- <command>
@@ -31,6 +32,7 @@ const HELP = `Usage: npm run admin -- <command>
   bounces add <email> <hard|soft|complaint>   Stop (hard, complaint) or pause (soft) mail to an address.
   bounces list <email>
   bounces clear <email>                        Allow mail to the address again.
+${JOBS_HELP}
 
 The database is DATABASE_URL (default sqlite:data/tessera.sqlite).`;
 
@@ -114,6 +116,10 @@ async function main(args: string[]): Promise<number> {
       if (!(await oauth.removeClient(db, id))) throw new Error(`no client ${id}`);
       process.stdout.write(`removed client ${id} and its tokens\n`);
       return 0;
+    }
+    if (group === 'jobs') {
+      const code = await jobsCommand(db, action, rest, (text) => process.stdout.write(text));
+      if (code === 0) return 0;
     }
     if (group === 'bounces') {
       const email = rest[0];

@@ -63,17 +63,21 @@ export interface TokenRequest {
   resource?: string;
 }
 
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'bearer';
-  scope: string;
-  expires_in: number;
-  auth_at: number;
-  refresh_token?: string;
-  id_token?: string;
-  keys_jwe?: string;
-  /** Token exchange only (RFC 8693 §2.2.1). */
-  issued_token_type?: string;
+/** What a token request issued, as a domain value (the door shapes the wire: grants/routes.ts tokenReply). */
+export interface IssuedTokens {
+  accessToken: string;
+  scope: string[];
+  /** Seconds the access token lives. */
+  expiresIn: number;
+  /** When the person signed in (ms). */
+  authAt: number;
+  refreshToken?: string;
+  /** With scope `openid`. */
+  idToken?: string;
+  /** The scoped-key bundle the authorization request carried, once. */
+  keysJwe?: string;
+  /** Token exchange only (RFC 8693 §2.2.1): what `accessToken` is. */
+  issuedTokenType?: string;
 }
 
 /** What every grant module shares (built once by the domain). */
@@ -100,7 +104,7 @@ export interface GrantRequest {
 }
 
 /** A grant type: checks what it is given, writes its tokens, answers them. */
-export type GrantType = (context: GrantContext, request: GrantRequest) => Promise<TokenResponse>;
+export type GrantType = (context: GrantContext, request: GrantRequest) => Promise<IssuedTokens>;
 
 /** The grant fields of a code or refresh token, under the grant id its tokens carry. */
 export function grantOf(source: Omit<Grant, 'grantId'>, grantId: string | null): Grant {

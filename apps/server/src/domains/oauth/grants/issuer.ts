@@ -8,7 +8,7 @@ import { subjectFor } from '../ppid.js';
 import { hashToken } from '../token-hash.js';
 import type { AccessTokenJwts } from '../tokens/access-jwt.js';
 import { insertAccessToken, jwtAccessTokenHash } from '../tokens/store.js';
-import type { Grant, Issuance, TokenResponse } from './grant.js';
+import type { Grant, IssuedTokens, Issuance } from './grant.js';
 import { insertRefreshToken } from './store.js';
 
 // What every grant type issues, written and signed in one place: the access token (opaque or a
@@ -70,15 +70,13 @@ export class TokenIssuer {
     return token;
   }
 
-  /** The token answer of what was issued: the tokens written, an id_token with scope `openid`, the keys bundle once. */
-  async issueTokens(issuance: Issuance, client: OAuthClient, tokens: { accessToken: string; refreshToken?: string | undefined }): Promise<TokenResponse> {
+  /** What was issued: the tokens written, an id_token with scope `openid`, the keys bundle once. */
+  async issueTokens(issuance: Issuance, client: OAuthClient, tokens: { accessToken: string; refreshToken?: string | undefined }): Promise<IssuedTokens> {
     const { grant } = issuance;
-    const out: TokenResponse = {
-      access_token: tokens.accessToken, token_type: 'bearer', scope: grant.scope.join(' '), expires_in: issuance.ttl, auth_at: Math.floor(grant.authAt / 1000),
-    };
-    if (tokens.refreshToken) out.refresh_token = tokens.refreshToken;
-    if (grant.scope.includes('openid')) out.id_token = await this.idToken(issuance, client, tokens.accessToken);
-    if (issuance.keysJwe) out.keys_jwe = issuance.keysJwe;
+    const out: IssuedTokens = { accessToken: tokens.accessToken, scope: grant.scope, expiresIn: issuance.ttl, authAt: grant.authAt };
+    if (tokens.refreshToken) out.refreshToken = tokens.refreshToken;
+    if (grant.scope.includes('openid')) out.idToken = await this.idToken(issuance, client, tokens.accessToken);
+    if (issuance.keysJwe) out.keysJwe = issuance.keysJwe;
     return out;
   }
 

@@ -9,8 +9,9 @@ import { StringEnum } from '../../../http/schemas.js';
 import type { PublicJwk } from '../../../platform/keys/index.js';
 import { Assertion, refuseAssertion } from '../assertion.js';
 import { hex, OAUTH_ERRNOS_NOTE, ppidSeed, scope } from '../wire.js';
+import type { IssuedTokens } from './grant.js';
 import type { GrantsService } from './service.js';
-import { REFRESH_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from './token-exchange.js';
+import { type ACCESS_TOKEN_TYPE, REFRESH_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from './token-exchange.js';
 
 // POST /oauth/token and /token (spec 2 §7): one operation, two doors — the auth-server path, which
 // also takes a session (the fxa-credentials grant, a public client's token exchange), and the
@@ -80,6 +81,15 @@ const TOKEN_DESCRIPTION = [
 
 const TOKEN_DESCRIPTION_OAUTH = `${TOKEN_DESCRIPTION} An \`assertion\` (50–10240 characters) is accepted by the schema and never honoured: Tessera issues no identity assertions; it answers 401/104 saying to use the fxa-credentials grant on POST /oauth/token with a Hawk-signed session token, and so does \`grant_type=fxa-credentials\` on this path. ${OAUTH_ERRNOS_NOTE}`;
 
+/** The token answer on the wire (RFC 6749 §5.1): snake_case, scope space-separated, auth_at in seconds. */
+function tokenReply(t: IssuedTokens): Static<typeof TokenReply> {
+  return {
+    access_token: t.accessToken, token_type: 'bearer', scope: t.scope.join(' '), expires_in: t.expiresIn, auth_at: Math.floor(t.authAt / 1000),
+    ...(t.refreshToken ? { refresh_token: t.refreshToken } : {}), ...(t.idToken ? { id_token: t.idToken } : {}), ...(t.keysJwe ? { keys_jwe: t.keysJwe } : {}),
+    ...(t.issuedTokenType ? { issued_token_type: t.issuedTokenType as typeof ACCESS_TOKEN_TYPE } : {}),
+  };
+}
+
 export const grantRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; jwks: PublicJwk[] }> = async (app, { grants, jwks }) => {
   registerOperation(app, operation({
     tags: [TAG], summary: 'Get tokens', description: TOKEN_DESCRIPTION,
@@ -87,7 +97,7 @@ export const grantRoutes: FastifyPluginAsyncTypebox<{ grants: GrantsService; jwk
     output: TokenReply,
     errors: [...TOKEN_ERRORS],
     rateLimit: { actions: ['oauthToken'] },
-    handle: ({ body, caller, request }) => grants.token(body, caller.authorization, caller.session, request),
+    handle: async ({ body, caller, request }) => tokenReply(await grants.token(body, caller.authorization, caller.session, request)),
     doors: [
       {
         method: 'POST', path: '/oauth/token', operationId: 'oauthToken', errors: ['SESSION_UNVERIFIED', 'ACCOUNT_UNVERIFIED'],

@@ -6,7 +6,7 @@ import { findClient } from '../clients/store.js';
 import { hashToken, HEX64 } from '../token-hash.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { fxaCredentialsGrant } from './fxa-credentials.js';
-import type { GrantContext, GrantRequest, GrantType, TokenRequest, TokenResponse } from './grant.js';
+import type { GrantContext, GrantRequest, GrantType, IssuedTokens, TokenRequest } from './grant.js';
 import { refreshTokenGrant } from './refresh-token.js';
 import { checkResource } from './resource.js';
 import { findClientWithRefreshToken } from './store.js';
@@ -26,7 +26,7 @@ export class GrantsService {
   constructor(private readonly context: GrantContext) {}
 
   /** POST /token: `session` is the Hawk-signed session of POST /oauth/token, when it carries one. */
-  async token(body: TokenRequest, authorization: string | undefined, session: SessionWithAccount | null = null, ctx?: Pick<RequestContext, 'ip'>): Promise<TokenResponse> {
+  async token(body: TokenRequest, authorization: string | undefined, session: SessionWithAccount | null = null, ctx?: Pick<RequestContext, 'ip'>): Promise<IssuedTokens> {
     const { db } = this.context;
     const type = body.grant_type ?? 'authorization_code';
     const credentials = clientCredentials(body, authorization);

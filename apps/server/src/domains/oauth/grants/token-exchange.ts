@@ -76,7 +76,7 @@ export const tokenExchangeGrant: GrantType = async (context, request) => {
     throw appError('REFRESH_TOKEN_UNKNOWN');
   }
   await reuse.pruneRetired(now);
-  return { ...(await issuer.issueTokens(issuance, client, issued)), issued_token_type: ACCESS_TOKEN_TYPE };
+  return { ...(await issuer.issueTokens(issuance, client, issued)), issuedTokenType: ACCESS_TOKEN_TYPE };
 };
 
 /** The asked scopes the token lacks: each one the client is allowed, none carrying a scoped key (400/163). */

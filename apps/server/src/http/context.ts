@@ -11,7 +11,3 @@ export function contextOf(request: FastifyRequest): RequestContext {
     acceptLanguage: languagesOf(typeof lang === 'string' ? lang : undefined),
   };
 }
-
-// Services import these from platform/request-context.ts; the names stay here while the last
-// importers move over.
-export type { FlowContext, RequestContext } from '../platform/request-context.js';

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { EMAIL_PATTERN, EMAIL_RULES, MAX_LENGTH } from '../email-address.js';
+import { ErrorBody } from './responses.js';
 
 // The validation rules of spec 1 §5 as TypeBox schemas, shared by every route. Each rule has an
 // accepted-edge and a rejected-edge test in test/validation.test.ts.
@@ -20,31 +21,50 @@ export const hexUpTo = (max: number, description?: string) =>
  */
 export const DISPLAY_SAFE_PATTERN = '^[^\\p{Cc}\\p{Cs}\\p{Co}\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069\\uFFF9-\\uFFFC\\uFFFE\\uFFFF]*$';
 
+// Schemas many routes share are named: registered once (SHARED_SCHEMAS), each is one component of
+// the OpenAPI document that routes reference (`ref`), so the document and the SDK's types say it once.
+// A route that says more about a field wraps the reference (`{ description, allOf: [ref] }`), as
+// `email(description)` does: a `$ref`'s sibling keywords do not reach the document.
+
+/** `schema` under the name `$id`. */
+const named = <T extends TSchema>($id: string, schema: T): T => ({ ...schema, $id });
+/** A reference to a named schema, typed as the schema. */
+export const ref = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id!));
+
 /**
  * An email address in the strict grammar of email-address.ts: the pattern says every rule a regular
  * expression can, the description the rest (IDNA), and the `email-address` format checks them all.
- * A route's own `description` comes first; the rules always follow it (issue 22: the document says
- * exactly what the server accepts).
+ * The rules are the named schema's description; a route's own `description` goes beside the
+ * reference (issue 22: the document says exactly what the server accepts).
  */
+export const EmailAddress = Type.String({ $id: 'EmailAddress', maxLength: MAX_LENGTH, pattern: EMAIL_PATTERN, format: 'email-address', description: EMAIL_RULES });
 export const email = (description?: string) =>
-  Type.String({ maxLength: MAX_LENGTH, pattern: EMAIL_PATTERN, format: 'email-address', description: description ? `${description} ${EMAIL_RULES}` : EMAIL_RULES });
+  (description ? Type.Unsafe<string>({ description, allOf: [Type.Ref('EmailAddress')] }) : ref(EmailAddress));
 
-export const authPW = hex(64, 'HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client.');
-export const wrapKb = hex(64, 'kB XOR unwrapBKey, chosen by the client (v2 sign-up, password change, reset with recovery key).');
-export const uid = hex(32, 'Account id: 16 bytes as 32 hex characters.');
+export const AuthPW = named('AuthPW', hex(64, 'HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client.'));
+export const authPW = ref(AuthPW);
+export const WrapKb = named('WrapKb', hex(64, 'kB XOR unwrapBKey, chosen by the client (v2 sign-up, password change, reset with recovery key).'));
+export const wrapKb = ref(WrapKb);
+export const Uid = named('Uid', hex(32, 'Account id: 16 bytes as 32 hex characters.'));
+export const uid = ref(Uid);
 export const sessionTokenId = hex(64, 'Names a session: its HKDF-derived tokenId (not the token), or its handle.');
 
 /** protocol.md §1.2: the v2 salt is the quickStretchV2 prefix and 32 lowercase hex characters, nothing else. */
 export const CLIENT_SALT_PATTERN = '^identity\\.mozilla\\.com/picl/v1/quickStretchV2:[0-9a-f]{32}$';
-export const clientSalt = Type.String({
+export const ClientSalt = Type.String({
+  $id: 'ClientSalt',
   maxLength: 128,
   pattern: CLIENT_SALT_PATTERN,
   description: 'The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed.',
 });
+export const clientSalt = ref(ClientSalt);
 
-export const service = Type.String({ maxLength: 16, pattern: '^[a-zA-Z0-9-]*$', description: 'The relying service (letters, digits, hyphen; at most 16).' });
-export const redirectTo = Type.String({ maxLength: 2048, description: 'Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters.' });
-export const resume = Type.String({ maxLength: 2048, pattern: '^[A-Za-z0-9+/=_.~-]*$', description: 'Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters.' });
+export const Service = Type.String({ $id: 'Service', maxLength: 16, pattern: '^[a-zA-Z0-9-]*$', description: 'The relying service (letters, digits, hyphen; at most 16).' });
+export const service = ref(Service);
+export const RedirectTo = Type.String({ $id: 'RedirectTo', maxLength: 2048, description: 'Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters.' });
+export const redirectTo = ref(RedirectTo);
+export const Resume = Type.String({ $id: 'Resume', maxLength: 2048, pattern: '^[A-Za-z0-9+/=_.~-]*$', description: 'Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters.' });
+export const resume = ref(Resume);
 export const reason = Type.String({ maxLength: 16, description: 'Why the request is made (e.g. `signin`); at most 16 characters.' });
 export const unblockCode = Type.String({ pattern: '^[a-zA-Z0-9]{8}$', minLength: 8, maxLength: 8, description: 'An 8-character unblock code from email.' });
 
@@ -123,10 +143,14 @@ export const SigninState = {
  * Where a session, device or request was, as domains/geo looks it up in the MaxMind-format
  * database (GEOIP_DATABASE_FILE): each key only when known; `{}` without a database.
  */
-export const Location = Type.Object({
+export const LocationSchema = Type.Object({
   city: Type.Optional(Type.String({ description: 'City name (English).' })),
   country: Type.Optional(Type.String({ description: 'Country name (English).' })),
   countryCode: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code.' })),
   state: Type.Optional(Type.String({ description: 'First-level subdivision (state, region) name (English).' })),
   stateCode: Type.Optional(Type.String({ maxLength: 3, description: 'The subdivision\'s ISO 3166-2 code without the country part (e.g. `CA`).' })),
-}, { additionalProperties: false, description: 'Where it was used, from the location database (GEOIP_DATABASE_FILE); empty when unknown or when no database is configured.' });
+}, { $id: 'Location', additionalProperties: false, description: 'Where it was used, from the location database (GEOIP_DATABASE_FILE); empty when unknown or when no database is configured.' });
+export const Location = ref(LocationSchema);
+
+/** Every named schema, registered once with the validators and the OpenAPI document (installValidators). */
+export const SHARED_SCHEMAS: TSchema[] = [ErrorBody, MetricsContextSchema, EmailAddress, AuthPW, WrapKb, Uid, ClientSalt, Service, RedirectTo, Resume, LocationSchema];

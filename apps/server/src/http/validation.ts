@@ -1,6 +1,7 @@
 import { Ajv2019 as Ajv } from 'ajv/dist/2019.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import fastJsonStringify from 'fast-json-stringify';
 import { appError, type AppError } from '@tessera/errors';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
@@ -26,7 +27,10 @@ function makeAjv(coerce: boolean): Ajv {
   return ajv;
 }
 
-/** Installs the two validators; `shared` are the schemas routes reference by `$id`. */
+/**
+ * Installs the two validators and the serializer; `shared` are the schemas routes reference by
+ * `$id` (the OpenAPI document's named components).
+ */
 export function installValidators(app: FastifyInstance, shared: TSchema[]): void {
   const strict = makeAjv(false);
   const coercing = makeAjv(true);
@@ -39,6 +43,12 @@ export function installValidators(app: FastifyInstance, shared: TSchema[]): void
     const ajv = httpPart === 'body' ? strict : coercing;
     return ajv.compile(schema) as ValidateFunction;
   });
+  // Fastify's serializer would get the shared schemas as they are, and fast-json-stringify checks
+  // each one's `pattern` as a regular expression without the `u` flag, which the email address's
+  // needs (\u{10ffff}). It writes values and never checks them: it gets them without their pattern.
+  const shapes: Record<string, unknown> = Object.fromEntries(shared.map(({ pattern: _pattern, ...shape }) => [shape.$id!, shape]));
+  const options = { schema: shapes as Record<string, fastJsonStringify.Schema> };
+  app.setSerializerCompiler(({ schema }) => fastJsonStringify(schema as fastJsonStringify.AnySchema, options));
   // Turn the first schema violation into the catalogue error instead of Fastify's 400.
   app.setSchemaErrorFormatter((errors, dataVar) => validationError(errors as ErrorObject[], dataVar));
 }

@@ -7,9 +7,9 @@ import type { Clock } from '../clock.js';
 import type { ScryptPool } from '../crypto/scrypt-pool.js';
 import { clientErrorResponder, frameworkErrorResponder, installErrorHandling } from '../http/errors.js';
 import { installJsonParser } from '../http/body.js';
-import { withDeclaredErrors, ErrorBody } from '../http/responses.js';
+import { withDeclaredErrors } from '../http/responses.js';
 import { hookList } from '../http/route-hooks.js';
-import { MetricsContextSchema } from '../http/schemas.js';
+import { SHARED_SCHEMAS } from '../http/schemas.js';
 import { applySecurityHeaders } from '../http/security-headers.js';
 import { installValidators } from '../http/validation.js';
 import { LOG_REDACT } from '../process/logger.js';
@@ -57,7 +57,7 @@ export function createHttpServer(options: HttpServerOptions) {
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
   installJsonParser(server);
-  installValidators(server, [ErrorBody, MetricsContextSchema]);
+  installValidators(server, SHARED_SCHEMAS);
   installErrorHandling(server, errorDeps);
   return server;
 }

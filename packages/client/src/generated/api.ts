@@ -2583,8 +2583,39 @@ export interface components {
             productId?: string;
             planId?: string;
             clientId?: string;
-            /** @description The relying service (letters, digits, hyphen; at most 16). */
-            service?: string;
+            service?: components["schemas"]["Service"];
+        };
+        /**
+         * Format: email-address
+         * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
+         */
+        EmailAddress: string;
+        /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
+        AuthPW: string;
+        /** @description kB XOR unwrapBKey, chosen by the client (v2 sign-up, password change, reset with recovery key). */
+        WrapKb: string;
+        /** @description Account id: 16 bytes as 32 hex characters. */
+        Uid: string;
+        /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
+        ClientSalt: string;
+        /** @description The relying service (letters, digits, hyphen; at most 16). */
+        Service: string;
+        /** @description Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters. */
+        RedirectTo: string;
+        /** @description Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters. */
+        Resume: string;
+        /** @description Where it was used, from the location database (GEOIP_DATABASE_FILE); empty when unknown or when no database is configured. */
+        Location: {
+            /** @description City name (English). */
+            city?: string;
+            /** @description Country name (English). */
+            country?: string;
+            /** @description ISO 3166-1 alpha-2 country code. */
+            countryCode?: string;
+            /** @description First-level subdivision (state, region) name (English). */
+            state?: string;
+            /** @description The subdivision's ISO 3166-2 code without the country part (e.g. `CA`). */
+            stateCode?: string;
         };
     };
     responses: never;
@@ -2615,7 +2646,7 @@ export interface operations {
                          * @description What happened; the security events page of the portal explains each name. Later features add names.
                          * @enum {string}
                          */
-                        name: "account.create" | "account.login" | "account.login.failure" | "account.login.confirmed" | "account.email_verified" | "account.password_changed" | "account.password_reset_requested" | "account.password_reset" | "account.recovery_key_added" | "account.recovery_key_removed" | "account.secondary_email_added" | "account.secondary_email_verified" | "account.secondary_email_removed" | "account.primary_email_changed" | "account.linked" | "account.linked_login" | "account.unlinked" | "account.two_step_enabled" | "account.two_step_disabled" | "account.two_step_replaced" | "account.two_step_session_verified" | "account.recovery_phone_added" | "account.recovery_phone_changed" | "account.recovery_phone_removed" | "account.recovery_phone_reset_verified" | "account.recovery_codes_replaced" | "account.oauth_refresh_token_reused" | "session.destroy";
+                        name: "account.create" | "account.email_verified" | "session.destroy" | "account.login.confirmed" | "account.two_step_enabled" | "account.two_step_disabled" | "account.two_step_replaced" | "account.two_step_session_verified" | "account.recovery_codes_replaced" | "account.recovery_phone_added" | "account.recovery_phone_changed" | "account.recovery_phone_removed" | "account.recovery_phone_reset_verified" | "account.secondary_email_added" | "account.secondary_email_verified" | "account.secondary_email_removed" | "account.primary_email_changed" | "account.linked" | "account.linked_login" | "account.unlinked" | "account.login" | "account.login.failure" | "account.recovery_key_added" | "account.recovery_key_removed" | "account.password_changed" | "account.password_reset_requested" | "account.password_reset" | "account.oauth_refresh_token_reused";
                         /** @description Whether it came from a confirmed session, or itself proved the mailbox or the password (false for a failed sign-in or a sign-in still waiting for confirmation). */
                         verified: boolean;
                         /** @description When, in milliseconds since the epoch. */
@@ -2626,19 +2657,7 @@ export interface operations {
                         additionalInfo?: {
                             [key: string]: string;
                         };
-                        /** @description Where it was used, from the location database (GEOIP_DATABASE_FILE); empty when unknown or when no database is configured. */
-                        location?: {
-                            /** @description City name (English). */
-                            city?: string;
-                            /** @description Country name (English). */
-                            country?: string;
-                            /** @description ISO 3166-1 alpha-2 country code. */
-                            countryCode?: string;
-                            /** @description First-level subdivision (state, region) name (English). */
-                            state?: string;
-                            /** @description The subdivision's ISO 3166-2 code without the country part (e.g. `CA`). */
-                            stateCode?: string;
-                        };
+                        location?: components["schemas"]["Location"];
                     }[];
                 };
             };
@@ -2694,8 +2713,7 @@ export interface operations {
             query?: {
                 /** @description Also return a keyFetchToken for GET /account/keys. */
                 keys?: boolean;
-                /** @description The relying service (letters, digits, hyphen; at most 16). */
-                service?: string;
+                service?: components["schemas"]["Service"];
             };
             header?: never;
             path?: never;
@@ -2704,27 +2722,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
-                    /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
-                    authPW: string;
+                    email: components["schemas"]["EmailAddress"];
+                    authPW: components["schemas"]["AuthPW"];
                     /** @description authPW from the v2 stretch; send with wrapKb, wrapKbVersion2 and clientSalt. */
                     authPWVersion2?: string;
-                    /** @description kB XOR unwrapBKey, chosen by the client (v2 sign-up, password change, reset with recovery key). */
-                    wrapKb?: string;
+                    wrapKb?: components["schemas"]["WrapKb"];
                     /** @description kB XOR the v2 unwrapBKey. */
                     wrapKbVersion2?: string;
-                    /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
-                    clientSalt?: string;
-                    /** @description The relying service (letters, digits, hyphen; at most 16). */
-                    service?: string;
-                    /** @description Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters. */
-                    redirectTo?: string;
-                    /** @description Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters. */
-                    resume?: string;
+                    clientSalt?: components["schemas"]["ClientSalt"];
+                    service?: components["schemas"]["Service"];
+                    redirectTo?: components["schemas"]["RedirectTo"];
+                    resume?: components["schemas"]["Resume"];
                     metricsContext?: components["schemas"]["MetricsContext"];
                     /** @enum {string} */
                     style?: "trailhead";
@@ -2744,8 +2752,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Account id: 16 bytes as 32 hex characters. */
-                        uid: string;
+                        uid: components["schemas"]["Uid"];
                         sessionToken: string;
                         keyFetchToken?: string;
                         keyFetchTokenVersion2?: string;
@@ -2915,8 +2922,7 @@ export interface operations {
             query?: {
                 /** @description Also return a keyFetchToken for GET /account/keys. */
                 keys?: boolean;
-                /** @description The relying service (letters, digits, hyphen; at most 16). */
-                service?: string;
+                service?: components["schemas"]["Service"];
                 /** @description How the new session is to be confirmed. */
                 verificationMethod?: "email" | "email-otp" | "email-2fa" | "email-captcha" | "totp-2fa";
             };
@@ -2927,29 +2933,18 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
-                    /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
-                    authPW: string;
-                    /** @description The relying service (letters, digits, hyphen; at most 16). */
-                    service?: string;
-                    /** @description Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters. */
-                    redirectTo?: string;
-                    /** @description Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters. */
-                    resume?: string;
+                    email: components["schemas"]["EmailAddress"];
+                    authPW: components["schemas"]["AuthPW"];
+                    service?: components["schemas"]["Service"];
+                    redirectTo?: components["schemas"]["RedirectTo"];
+                    resume?: components["schemas"]["Resume"];
                     /** @description Why the request is made (e.g. `signin`); at most 16 characters. */
                     reason?: string;
                     /** @description An 8-character unblock code from email. */
                     unblockCode?: string;
                     metricsContext?: components["schemas"]["MetricsContext"];
-                    /**
-                     * Format: email-address
-                     * @description The address the user typed, when the client signs in with another. An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    originalLoginEmail?: string;
+                    /** @description The address the user typed, when the client signs in with another. */
+                    originalLoginEmail?: components["schemas"]["EmailAddress"];
                     /**
                      * @description How the new session is to be confirmed.
                      * @enum {string}
@@ -2966,8 +2961,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Account id: 16 bytes as 32 hex characters. */
-                        uid: string;
+                        uid: components["schemas"]["Uid"];
                         sessionToken: string;
                         keyFetchToken?: string;
                         keyFetchTokenVersion2?: string;
@@ -3149,11 +3143,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    email: components["schemas"]["EmailAddress"];
                     metricsContext?: components["schemas"]["MetricsContext"];
                 };
             };
@@ -3333,8 +3323,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Account id: 16 bytes as 32 hex characters. */
-                    uid: string;
+                    uid: components["schemas"]["Uid"];
                     /** @description An 8-character unblock code from email. */
                     unblockCode: string;
                 };
@@ -3753,16 +3742,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    email: components["schemas"]["EmailAddress"];
                     /** @default false */
                     thirdPartyAuthStatus?: boolean;
                     clientId?: string;
-                    /** @description The relying service (letters, digits, hyphen; at most 16). */
-                    service?: string;
+                    service?: components["schemas"]["Service"];
                     metricsContext?: components["schemas"]["MetricsContext"];
                 };
             };
@@ -3938,11 +3922,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    email: components["schemas"]["EmailAddress"];
                 };
             };
         };
@@ -4116,13 +4096,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
-                    /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
-                    authPW: string;
+                    email: components["schemas"]["EmailAddress"];
+                    authPW: components["schemas"]["AuthPW"];
                 };
             };
         };
@@ -4307,8 +4282,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Account id: 16 bytes as 32 hex characters. */
-                        uid: string;
+                        uid: components["schemas"]["Uid"];
                         email: string;
                         /** @description The primary first, then secondary addresses; a session not confirmed at the account's AAL gets the primary alone. */
                         emails: {
@@ -4466,11 +4440,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    email: components["schemas"]["EmailAddress"];
                     clientId: string;
                     /** @description The client's secret (from `npm run admin -- clients add`). */
                     clientSecret: string;
@@ -4487,8 +4457,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Account id: 16 bytes as 32 hex characters. */
-                        uid: string;
+                        uid: components["schemas"]["Uid"];
                         access_token: string;
                     };
                 };
@@ -4660,19 +4629,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
-                    authPW: string;
+                    authPW: components["schemas"]["AuthPW"];
                     /** @description authPW from the v2 stretch; send with wrapKb, wrapKbVersion2 and clientSalt. */
                     authPWVersion2?: string;
-                    /** @description kB XOR unwrapBKey, chosen by the client (v2 sign-up, password change, reset with recovery key). */
-                    wrapKb?: string;
+                    wrapKb?: components["schemas"]["WrapKb"];
                     /** @description kB XOR the v2 unwrapBKey. */
                     wrapKbVersion2?: string;
-                    /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
-                    clientSalt?: string;
+                    clientSalt?: components["schemas"]["ClientSalt"];
                     metricsContext?: components["schemas"]["MetricsContext"];
-                    /** @description The relying service (letters, digits, hyphen; at most 16). */
-                    service?: string;
+                    service?: components["schemas"]["Service"];
                 };
             };
         };
@@ -4684,8 +4649,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Account id: 16 bytes as 32 hex characters. */
-                        uid: string;
+                        uid: components["schemas"]["Uid"];
                         sessionToken: string;
                     };
                 };
@@ -4865,16 +4829,13 @@ export interface operations {
             content: {
                 "application/json": {
                     token: string;
-                    /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
-                    authPW: string;
+                    authPW: components["schemas"]["AuthPW"];
                     /** @description authPW from the v2 stretch; send with wrapKb, wrapKbVersion2 and clientSalt. */
                     authPWVersion2?: string;
-                    /** @description kB XOR unwrapBKey, chosen by the client (v2 sign-up, password change, reset with recovery key). */
-                    wrapKb?: string;
+                    wrapKb?: components["schemas"]["WrapKb"];
                     /** @description kB XOR the v2 unwrapBKey. */
                     wrapKbVersion2?: string;
-                    /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
-                    clientSalt?: string;
+                    clientSalt?: components["schemas"]["ClientSalt"];
                 };
             };
         };
@@ -4886,8 +4847,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Account id: 16 bytes as 32 hex characters. */
-                        uid: string;
+                        uid: components["schemas"]["Uid"];
                         sessionToken: string;
                         verified: boolean;
                     };
@@ -5065,8 +5025,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         state: "verified" | "unverified";
-                        /** @description Account id: 16 bytes as 32 hex characters. */
-                        uid: string;
+                        uid: components["schemas"]["Uid"];
                         details: {
                             accountEmailVerified: boolean;
                             /** @description How the session was confirmed: email, email-2fa, totp-2fa, recovery-code; null while unconfirmed. */
@@ -5318,8 +5277,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Account id: 16 bytes as 32 hex characters. */
-                        uid: string;
+                        uid: components["schemas"]["Uid"];
                         sessionToken: string;
                         authAt: number;
                         /** @description How the pending confirmation is delivered (email, email-otp, …). */
@@ -5500,8 +5458,7 @@ export interface operations {
                 "application/json": {
                     /** @description 6 to 8 digits. */
                     code: string;
-                    /** @description The relying service (letters, digits, hyphen; at most 16). */
-                    service?: string;
+                    service?: components["schemas"]["Service"];
                     scopes?: string[];
                     marketingOptIn?: boolean;
                     newsletters?: string[];
@@ -5686,8 +5643,7 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     type?: "upgradeSession";
-                    /** @description The relying service (letters, digits, hyphen; at most 16). */
-                    service?: string;
+                    service?: components["schemas"]["Service"];
                     metricsContext?: components["schemas"]["MetricsContext"];
                 };
             };
@@ -5871,8 +5827,7 @@ export interface operations {
             query?: {
                 /** @description Also return a keyFetchToken for GET /account/keys. */
                 keys?: boolean;
-                /** @description The relying service (letters, digits, hyphen; at most 16). */
-                service?: string;
+                service?: components["schemas"]["Service"];
                 /** @description How the new session is to be confirmed. */
                 verificationMethod?: "email" | "email-otp" | "email-2fa" | "email-captcha" | "totp-2fa";
             };
@@ -5883,29 +5838,18 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
-                    /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
-                    authPW: string;
-                    /** @description The relying service (letters, digits, hyphen; at most 16). */
-                    service?: string;
-                    /** @description Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters. */
-                    redirectTo?: string;
-                    /** @description Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters. */
-                    resume?: string;
+                    email: components["schemas"]["EmailAddress"];
+                    authPW: components["schemas"]["AuthPW"];
+                    service?: components["schemas"]["Service"];
+                    redirectTo?: components["schemas"]["RedirectTo"];
+                    resume?: components["schemas"]["Resume"];
                     /** @description Why the request is made (e.g. `signin`); at most 16 characters. */
                     reason?: string;
                     /** @description An 8-character unblock code from email. */
                     unblockCode?: string;
                     metricsContext?: components["schemas"]["MetricsContext"];
-                    /**
-                     * Format: email-address
-                     * @description The address the user typed, when the client signs in with another. An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    originalLoginEmail?: string;
+                    /** @description The address the user typed, when the client signs in with another. */
+                    originalLoginEmail?: components["schemas"]["EmailAddress"];
                     /**
                      * @description How the new session is to be confirmed.
                      * @enum {string}
@@ -5922,8 +5866,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Account id: 16 bytes as 32 hex characters. */
-                        uid: string;
+                        uid: components["schemas"]["Uid"];
                         keyFetchToken?: string;
                         keyFetchTokenVersion2?: string;
                         /** @description How the pending confirmation is delivered (email, email-otp, …). */
@@ -6706,19 +6649,7 @@ export interface operations {
                         lastAccessTimeFormatted: string;
                         approximateLastAccessTime: number | null;
                         approximateLastAccessTimeFormatted: string | null;
-                        /** @description Where it was used, from the location database (GEOIP_DATABASE_FILE); empty when unknown or when no database is configured. */
-                        location: {
-                            /** @description City name (English). */
-                            city?: string;
-                            /** @description Country name (English). */
-                            country?: string;
-                            /** @description ISO 3166-1 alpha-2 country code. */
-                            countryCode?: string;
-                            /** @description First-level subdivision (state, region) name (English). */
-                            state?: string;
-                            /** @description The subdivision's ISO 3166-2 code without the country part (e.g. `CA`). */
-                            stateCode?: string;
-                        };
+                        location: components["schemas"]["Location"];
                         name: string | null;
                         type: string | null;
                         pushCallback: string | null;
@@ -7100,19 +7031,7 @@ export interface operations {
                         approximateLastAccessTime: number | null;
                         approximateLastAccessTimeFormatted: string | null;
                         scope: string[] | null;
-                        /** @description Where it was used, from the location database (GEOIP_DATABASE_FILE); empty when unknown or when no database is configured. */
-                        location: {
-                            /** @description City name (English). */
-                            city?: string;
-                            /** @description Country name (English). */
-                            country?: string;
-                            /** @description ISO 3166-1 alpha-2 country code. */
-                            countryCode?: string;
-                            /** @description First-level subdivision (state, region) name (English). */
-                            state?: string;
-                            /** @description The subdivision's ISO 3166-2 code without the country part (e.g. `CA`). */
-                            stateCode?: string;
-                        };
+                        location: components["schemas"]["Location"];
                         /** @description Browser and version from the session's User-Agent; empty when unknown. */
                         userAgent: string;
                         os: string | null;
@@ -8069,19 +7988,7 @@ export interface operations {
                         deviceAvailableCommands: {
                             [key: string]: string;
                         } | null;
-                        /** @description Where it was used, from the location database (GEOIP_DATABASE_FILE); empty when unknown or when no database is configured. */
-                        location: {
-                            /** @description City name (English). */
-                            city?: string;
-                            /** @description Country name (English). */
-                            country?: string;
-                            /** @description ISO 3166-1 alpha-2 country code. */
-                            countryCode?: string;
-                            /** @description First-level subdivision (state, region) name (English). */
-                            state?: string;
-                            /** @description The subdivision's ISO 3166-2 code without the country part (e.g. `CA`). */
-                            stateCode?: string;
-                        };
+                        location: components["schemas"]["Location"];
                     }[];
                 };
             };
@@ -8195,12 +8102,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Account id: 16 bytes as 32 hex characters. */
-                    uid: string;
+                    uid: components["schemas"]["Uid"];
                     /** @description The 32-hex code from the link. */
                     code: string;
-                    /** @description The relying service (letters, digits, hyphen; at most 16). */
-                    service?: string;
+                    service?: components["schemas"]["Service"];
                     /** @enum {string} */
                     reminder?: "first" | "second" | "final";
                     type?: string;
@@ -8378,17 +8283,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email?: string;
-                    /** @description The relying service (letters, digits, hyphen; at most 16). */
-                    service?: string;
-                    /** @description Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters. */
-                    redirectTo?: string;
-                    /** @description Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters. */
-                    resume?: string;
+                    email?: components["schemas"]["EmailAddress"];
+                    service?: components["schemas"]["Service"];
+                    redirectTo?: components["schemas"]["RedirectTo"];
+                    resume?: components["schemas"]["Resume"];
                     /** @enum {string} */
                     style?: "trailhead";
                     /** @enum {string} */
@@ -8642,11 +8540,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    /** @description One of the account's addresses (compared without case). */
+                    email: components["schemas"]["EmailAddress"];
                 };
             };
         };
@@ -8834,11 +8729,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    /** @description One of the account's addresses (compared without case). */
+                    email: components["schemas"]["EmailAddress"];
                 };
             };
         };
@@ -9017,11 +8909,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    /** @description One of the account's addresses (compared without case). */
+                    email: components["schemas"]["EmailAddress"];
                 };
             };
         };
@@ -9200,11 +9089,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    /** @description One of the account's addresses (compared without case). */
+                    email: components["schemas"]["EmailAddress"];
                 };
             };
         };
@@ -9392,11 +9278,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description The secondary address the code was sent to. An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    /** @description The secondary address the code was sent to. */
+                    email: components["schemas"]["EmailAddress"];
                     /** @description The emailed code: digits only. */
                     code: string;
                 };
@@ -9577,11 +9460,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    /** @description One of the account's addresses (compared without case). */
+                    email: components["schemas"]["EmailAddress"];
                 };
             };
         };
@@ -9769,11 +9649,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    /** @description One of the account's addresses (compared without case). */
+                    email: components["schemas"]["EmailAddress"];
                 };
             };
         };
@@ -9952,11 +9829,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    /** @description One of the account's addresses (compared without case). */
+                    email: components["schemas"]["EmailAddress"];
                 };
             };
         };
@@ -10135,11 +10009,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description One of the account's addresses (compared without case). An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    /** @description One of the account's addresses (compared without case). */
+                    email: components["schemas"]["EmailAddress"];
                 };
             };
         };
@@ -10327,11 +10198,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description The secondary address the code was sent to. An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    /** @description The secondary address the code was sent to. */
+                    email: components["schemas"]["EmailAddress"];
                     /** @description The emailed code: digits only. */
                     code: string;
                 };
@@ -10512,11 +10380,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description The address the current password was stretched with. An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    /** @description The address the current password was stretched with. */
+                    email: components["schemas"]["EmailAddress"];
                     oldAuthPW: string;
                 };
             };
@@ -10704,14 +10569,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
-                    authPW: string;
-                    /** @description kB XOR unwrapBKey, chosen by the client (v2 sign-up, password change, reset with recovery key). */
-                    wrapKb: string;
+                    authPW: components["schemas"]["AuthPW"];
+                    wrapKb: components["schemas"]["WrapKb"];
                     authPWVersion2?: string;
                     wrapKbVersion2?: string;
-                    /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
-                    clientSalt?: string;
+                    clientSalt?: components["schemas"]["ClientSalt"];
                     /** @description Names a session: its HKDF-derived tokenId (not the token), or its handle. */
                     sessionToken?: string;
                 };
@@ -10725,8 +10587,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Account id: 16 bytes as 32 hex characters. */
-                        uid?: string;
+                        uid?: components["schemas"]["Uid"];
                         sessionToken?: string;
                         verified?: boolean;
                         authAt?: number;
@@ -10903,20 +10764,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description The address the current password was stretched with. An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email?: string;
+                    /** @description The address the current password was stretched with. */
+                    email?: components["schemas"]["EmailAddress"];
                     oldAuthPW: string;
-                    /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
-                    authPW: string;
-                    /** @description kB XOR unwrapBKey, chosen by the client (v2 sign-up, password change, reset with recovery key). */
-                    wrapKb: string;
+                    authPW: components["schemas"]["AuthPW"];
+                    wrapKb: components["schemas"]["WrapKb"];
                     authPWVersion2?: string;
                     wrapKbVersion2?: string;
-                    /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
-                    clientSalt?: string;
+                    clientSalt?: components["schemas"]["ClientSalt"];
                 };
             };
         };
@@ -10928,8 +10783,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Account id: 16 bytes as 32 hex characters. */
-                        uid?: string;
+                        uid?: components["schemas"]["Uid"];
                         sessionToken?: string;
                         verified?: boolean;
                         authAt?: number;
@@ -11096,8 +10950,7 @@ export interface operations {
     passwordForgotSendCode: {
         parameters: {
             query?: {
-                /** @description The relying service (letters, digits, hyphen; at most 16). */
-                service?: string;
+                service?: components["schemas"]["Service"];
                 /** @description Also return a keyFetchToken for GET /account/keys. */
                 keys?: boolean;
             };
@@ -11108,17 +10961,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
-                    /** @description The relying service (letters, digits, hyphen; at most 16). */
-                    service?: string;
-                    /** @description Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters. */
-                    redirectTo?: string;
-                    /** @description Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters. */
-                    resume?: string;
+                    email: components["schemas"]["EmailAddress"];
+                    service?: components["schemas"]["Service"];
+                    redirectTo?: components["schemas"]["RedirectTo"];
+                    resume?: components["schemas"]["Resume"];
                     metricsContext?: components["schemas"]["MetricsContext"];
                 };
             };
@@ -11297,8 +11143,7 @@ export interface operations {
     passwordForgotResendCode: {
         parameters: {
             query?: {
-                /** @description The relying service (letters, digits, hyphen; at most 16). */
-                service?: string;
+                service?: components["schemas"]["Service"];
             };
             header?: never;
             path?: never;
@@ -11307,17 +11152,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
-                    /** @description The relying service (letters, digits, hyphen; at most 16). */
-                    service?: string;
-                    /** @description Where to send the user after an emailed link: an absolute http(s) URL on PUBLIC_URL, CONTENT_URL or an origin of REDIRECT_ALLOWED_ORIGINS (any other is refused with 400/107); at most 2048 characters. */
-                    redirectTo?: string;
-                    /** @description Opaque state the web app resumes from (base64 or base64url, or any letters, digits and + / = _ . ~ -), carried into the emailed link; at most 2048 characters. */
-                    resume?: string;
+                    email: components["schemas"]["EmailAddress"];
+                    service?: components["schemas"]["Service"];
+                    redirectTo?: components["schemas"]["RedirectTo"];
+                    resume?: components["schemas"]["Resume"];
                     metricsContext?: components["schemas"]["MetricsContext"];
                 };
             };
@@ -11748,8 +11586,7 @@ export interface operations {
     passwordForgotSendOtp: {
         parameters: {
             query?: {
-                /** @description The relying service (letters, digits, hyphen; at most 16). */
-                service?: string;
+                service?: components["schemas"]["Service"];
                 /** @description Also return a keyFetchToken for GET /account/keys. */
                 keys?: boolean;
             };
@@ -11760,13 +11597,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
-                    /** @description The relying service (letters, digits, hyphen; at most 16). */
-                    service?: string;
+                    email: components["schemas"]["EmailAddress"];
+                    service?: components["schemas"]["Service"];
                     metricsContext?: components["schemas"]["MetricsContext"];
                 };
             };
@@ -11946,11 +11778,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email: string;
+                    email: components["schemas"]["EmailAddress"];
                     code: string;
                     metricsContext?: components["schemas"]["MetricsContext"];
                 };
@@ -11967,8 +11795,7 @@ export interface operations {
                         code: string;
                         emailToHashWith: string;
                         token: string;
-                        /** @description Account id: 16 bytes as 32 hex characters. */
-                        uid: string;
+                        uid: components["schemas"]["Uid"];
                     };
                 };
             };
@@ -12131,14 +11958,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
-                    authPW: string;
-                    /** @description kB XOR unwrapBKey, chosen by the client (v2 sign-up, password change, reset with recovery key). */
-                    wrapKb?: string;
+                    authPW: components["schemas"]["AuthPW"];
+                    wrapKb?: components["schemas"]["WrapKb"];
                     authPWVersion2?: string;
                     wrapKbVersion2?: string;
-                    /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
-                    clientSalt?: string;
+                    clientSalt?: components["schemas"]["ClientSalt"];
                     recoveryKeyId?: string;
                     /** @description Return a new session. */
                     sessionToken?: boolean;
@@ -12154,8 +11978,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Account id: 16 bytes as 32 hex characters. */
-                        uid?: string;
+                        uid?: components["schemas"]["Uid"];
                         sessionToken?: string;
                         emailVerified?: boolean;
                         sessionVerified?: boolean;
@@ -12332,14 +12155,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description HKDF(quickStretchedPW, "authPW") as 64 hex characters; the password itself never leaves the client. */
-                    authPW: string;
-                    /** @description kB XOR unwrapBKey, chosen by the client (v2 sign-up, password change, reset with recovery key). */
-                    wrapKb?: string;
+                    authPW: components["schemas"]["AuthPW"];
+                    wrapKb?: components["schemas"]["WrapKb"];
                     authPWVersion2?: string;
                     wrapKbVersion2?: string;
-                    /** @description The v2 salt: `identity.mozilla.com/picl/v1/quickStretchV2:` and 32 lowercase hex characters. Sent only with the other version-2 fields; without it version 1 is assumed. */
-                    clientSalt?: string;
+                    clientSalt?: components["schemas"]["ClientSalt"];
                 };
             };
         };
@@ -18874,11 +18694,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email?: string;
+                    email?: components["schemas"]["EmailAddress"];
                     metricsContext?: components["schemas"]["MetricsContext"];
                 };
             };
@@ -19948,8 +19764,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Account id: 16 bytes as 32 hex characters. */
-                        uid: string;
+                        uid: components["schemas"]["Uid"];
                         sessionToken: string;
                         /** @description The provider's id of the person (the token's `sub`). */
                         providerUid: string;
@@ -24108,11 +23923,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email-address
-                     * @description The customer's address: required with the support secret; with a session the account's primary address is used. An email address: at most 255 characters, also once lower-cased (İ, U+0130, lower-cases to two); a dot-atom local part of at most 64 characters (letters, digits, Unicode and !#$%&'*+/=?^_`{|}~- in runs joined by single dots; no quotes, comments, lists or angle brackets); an @; and a domain of at most 253 characters with two or more dot-separated labels of 1–63 letters, digits, hyphens or Unicode, none starting or ending with a hyphen, the last not a number (all digits, or 0x and hex digits); no control, space, invisible or direction-changing characters. Beyond the pattern: the domain must convert to ASCII under IDNA (UTS #46, as WHATWG URL does; an `xn--` label must be valid Punycode), and its ASCII form must meet the same domain rules (at most 253 characters, labels of at most 63, no hyphen at either end, the last not a number).
-                     */
-                    email?: string;
+                    /** @description The customer's address: required with the support secret; with a session the account's primary address is used. */
+                    email?: components["schemas"]["EmailAddress"];
                     /** @description The product the ticket is about. */
                     productName: string;
                     /** @description Operating system or platform. */

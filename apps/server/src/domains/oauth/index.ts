@@ -32,9 +32,11 @@ import { tokenRoutes } from './tokens/routes.js';
 import { deleteAccessTokensOf, type AccessToken } from './tokens/store.js';
 export { oauthDomain } from './manifest.js';
 
-// The oauth domain: the clients registry (GET /client/{id}, the start-up file, the admin command),
-// access tokens and the OAuth bearer strategy. Password changes, resets and account deletion revoke
-// every access token of the account.
+// The OAuth 2.0 / OpenID Connect server, in four parts: clients/ (the registry: GET /client/{id},
+// the start-up file, the admin command, client authentication), authorization/ (POST /authorization:
+// a code once the door's steps passed), grants/ (POST /token: one module per grant type over one
+// Grant value, one TokenIssuer) and tokens/ (access tokens and the bearer strategy, introspection,
+// revocation, userinfo). Password changes, resets and account deletion revoke the account's tokens.
 
 export { OAuthService } from './service.js';
 export type { ClientInfo } from './clients/registry.js';

@@ -73,7 +73,10 @@ export const authorizationRoutes: FastifyPluginAsyncTypebox<{ authorization: Aut
     output: AuthorizationReply,
     errors: ['UNKNOWN_CLIENT_ID', 'INCORRECT_REDIRECT_URI', 'INVALID_SCOPES', 'MISSING_PKCE_PARAMETERS', 'INSUFFICIENT_ACR_VALUES', 'INVALID_RESPONSE_TYPE', 'ACCOUNT_UNVERIFIED', 'SESSION_UNVERIFIED'],
     rateLimit: { actions: ['oauthAuthorization'] },
-    handle: ({ caller: { session, door }, body }) => authorization.authorize(session, body, door),
+    handle: async ({ caller: { session, door }, body }) => {
+      const answer = await authorization.authorize(session, body, door);
+      return { ...answer, scope: answer.scope.join(' ') };
+    },
     doors: [
       { method: 'POST', path: '/oauth/authorization', operationId: 'oauthAuthorization', auth: 'sessionTokenVerified', caller: caller('auth') },
       {

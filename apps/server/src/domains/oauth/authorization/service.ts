@@ -23,11 +23,12 @@ export interface AuthorizationDeps {
   issuer: string;
 }
 
+/** A code issued: where to send the browser (`redirect`, with the code, state and issuer added) and what was granted. */
 export interface AuthorizationAnswer {
   code: string;
   state?: string;
   redirect: string;
-  scope: string;
+  scope: string[];
 }
 
 export class AuthorizationService {
@@ -58,6 +59,6 @@ export class AuthorizationService {
     // RFC 9207: the issuer in the authorization response, so a client talking to several servers
     // can tell which one answered (the mix-up defence of RFC 9700 §4.4); discovery advertises it.
     redirect.searchParams.set('iss', this.deps.issuer);
-    return { code, ...(req.state !== undefined ? { state: req.state } : {}), redirect: redirect.toString(), scope: scope.join(' ') };
+    return { code, ...(req.state !== undefined ? { state: req.state } : {}), redirect: redirect.toString(), scope };
   }
 }

@@ -1,25 +1,12 @@
 import { appError } from '@tessera/errors';
+import { allowedRedirect } from '../platform/redirect.js';
 
-// Issue 22: `redirectTo` names where an emailed link sends the user back to. Only the server's own
-// origins and those the operator allows may be named (no open redirects through Tessera's mail);
-// any other value is refused at the door with 400/107, as the incumbent does, so a client learns
-// of its mistake at once instead of through a link that silently drops it.
+// Issue 22: a `redirectTo` off the allowed origins (platform/redirect.ts) is refused at the door
+// with 400/107, as the incumbent does, so a client learns of its mistake at once instead of
+// through a link that silently drops it.
 
-/**
- * `target` as a URL to send the user to, when it is an http(s) URL on one of `allowedOrigins`; else
- * null. Emailed links and the server's own pages follow only such a `redirectTo`.
- */
-export function allowedRedirect(target: string | undefined, allowedOrigins: readonly string[]): string | null {
-  if (!target) return null;
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
-  return allowedOrigins.includes(url.origin) ? url.href : null;
-}
+// The composition root still names the rule from here while app.ts moves to platform/redirect.ts.
+export { allowedRedirect };
 
 /**
  * Refuses a body's `redirectTo` that is not an absolute http(s) URL on an allowed origin

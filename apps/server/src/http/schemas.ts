@@ -75,11 +75,6 @@ export const StringEnum = <T extends string>(values: readonly T[], options: { de
 
 export const verificationMethod = StringEnum(VERIFICATION_METHODS, { description: 'How the new session is to be confirmed.' });
 
-/** How a confirmation is delivered: `code` for email-otp / email-2fa / email-captcha, else a link. */
-export function deliveryOf(method: string | undefined): 'code' | 'link' {
-  return method === 'email-otp' || method === 'email-2fa' || method === 'email-captcha' ? 'code' : 'link';
-}
-
 const utm = Type.String({ maxLength: 128, pattern: '^[\\w/.%-]+$' });
 const entrypointLike = Type.String({ maxLength: 128, pattern: '^[\\w.:-]+$' });
 

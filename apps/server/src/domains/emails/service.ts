@@ -3,13 +3,12 @@ import { constantTimeStringEqual } from '@tessera/protocol';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { FlowContext, RequestContext } from '../../platform/request-context.js';
-import { deliveryOf } from '../../http/schemas.js';
 import type { Mailer } from '../../senders/mail/mailer.js';
 import type { Database } from '../../storage/schema.js';
 import type { Account, AccountRecords } from '../account-core/index.js';
 import type { SigninConfirmations } from '../accounts/index.js';
 import type { SecurityEvents } from '../security-events/index.js';
-import { describeDevice, type Session, type SessionsService } from '../sessions/index.js';
+import { deliveryOf, describeDevice, type Session, type SessionsService } from '../sessions/index.js';
 
 // Confirmation loops by email: the sign-up loop (confirms the address and the first session) and
 // the sign-in loop (confirms one new session). Each comes as a link or as a 6-digit code.

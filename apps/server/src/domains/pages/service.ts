@@ -1,7 +1,7 @@
 import { isAppError } from '@tessera/errors';
 import type { RequestContext } from '../../platform/request-context.js';
 import type { Confirmations } from '../emails/index.js';
-import { allowedRedirect } from '../../http/redirect.js';
+import { allowedRedirect } from '../../platform/redirect.js';
 import { escapeHtml, type Page } from './html.js';
 import { FINISH_SETUP_SCRIPT, RESET_SCRIPT } from './scripts.js';
 import { newPasswordForm, resetViews, sections, setupViews, signInHint, verifyViews } from './views.js';

@@ -20,6 +20,7 @@ export { aalRefusal, meetsMinimumAal, SessionsService, verificationState, type L
 export { isSessionVerified, methodName, sessionAal, SECOND_FACTOR_METHODS, VERIFICATION_METHODS, type SecondFactorMethod, type Session, type SecondFactorPort, type SessionLocation, type SessionWithAccount, type VerificationMethodName } from './store.js';
 export type { CodeCheck } from './codes.js';
 export { describeDevice, parseUserAgent } from './user-agent.js';
+export { deliveryOf } from './delivery.js';
 
 declare module '../../http/auth.js' {
   interface StrategyCredentials {

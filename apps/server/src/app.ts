@@ -162,6 +162,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     db, clock, scheduler: options.webhookScheduler, log: server.log,
     retry: { baseMs: config.jobs.retryBaseSeconds * 1000, maxMs: config.jobs.retryMaxSeconds * 1000, maxAttempts: config.jobs.maxAttempts, leaseMs: config.jobs.leaseSeconds * 1000 },
   }));
+  // A push the push service failed to take is retried through the job queue until its TTL ends.
+  push.retryOn(jobs, db, clock);
   const webhooks = new WebhookSender({
     db, clock, jobs, log: server.log,
     targets: {

@@ -2,6 +2,7 @@ import { defineDomain } from '../../manifest.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { EMAILS } from './emails.js';
 import { createAccountsDomain, type AccountsService } from './index.js';
+import type { RelyingParties } from './relying-parties.js';
 import type { AccountSetupService } from './setup.js';
 
 declare module '../../manifest.js' {
@@ -59,10 +60,16 @@ export const accountsDomain = defineDomain({
   create: ({ platform, services, settings }) => {
     const accounts = settings('accounts');
     const signin = settings('signin');
+    const relyingParties = (): RelyingParties => services.oauth;
     const domain = createAccountsDomain({
       db: platform.db, clock: platform.clock, scrypt: platform.scrypt, records: services.records, sessions: services.sessions, tokens: services.tokens,
-      // Read at request time: OAuth is composed on the floor above.
-      oauth: { timestampFor: (token, field, value) => services.oauth.timestampFor(token, field, value) } as Parameters<typeof createAccountsDomain>[0]['oauth'],
+      // Read at request time: OAuth is composed on the floor above (it provides accounts' RelyingParties port).
+      oauth: {
+        findClient: (db, clientId) => relyingParties().findClient(db, clientId),
+        clientSecretMatches: (client, secret) => relyingParties().clientSecretMatches(client, secret),
+        issueAccessToken: (db, t) => relyingParties().issueAccessToken(db, t),
+        timestampFor: (token, field, value) => relyingParties().timestampFor(token, field, value),
+      },
       confirmations: services.emails, secret: platform.authSecret, issuer: platform.server.publicUrl, mailer: platform.mailer,
       blocks: services.customs, unblockCodeLifetimeMs: accounts.unblockCodeLifetimeSeconds * 1000,
       stubClientIds: accounts.stubClientIds.split(',').map((c) => c.trim().toLowerCase()).filter(Boolean),

@@ -4,6 +4,7 @@ import { TOKEN_TYPES, type TokenType } from '@tessera/protocol';
 import { parseHawk, verifyHawk, type HawkConfig, type NonceStore, type ParsedHawk } from './hawk.js';
 import type { Clock } from '../clock.js';
 import { hookList } from './route-hooks.js';
+import { authenticateSigned } from './signed-auth.js';
 import { withDeclaredErrors } from './responses.js';
 import type { TSchema } from '@sinclair/typebox';
 
@@ -21,11 +22,10 @@ export interface TokenStrategy<C> {
   /**
    * onepw token type (Hawk or prefixed Bearer), `oauth` (unprefixed Bearer of an access token), or
    * `jwt` (`Bearer <compact JWS>`: `find` gets the whole token and proves it itself), or `signed`
-   * (an inbound webhook: the request carries a credential its sender signed, which `fromRequest`
-   * takes out of it and `find` proves; nothing is read from the Authorization header).
+   * (an inbound webhook's own signed credential, see signed-auth.ts).
    */
   kind: TokenType | 'oauth' | 'jwt' | 'signed';
-  /** `signed` strategies: the signed credential the request carries (e.g. a JWT in its body), or null when it carries none. */
+  /** `signed` strategies: the credential the request carries (e.g. a JWT in its body), or null. */
   fromRequest?(request: FastifyRequest): string | null;
   /** May answer synchronously (from a cache) or with a promise. */
   find(id: string, now: number): C | null | Promise<C | null>;
@@ -194,7 +194,7 @@ function candidates(header: string, auth: RouteAuth, deps: AuthDeps): Candidate[
  */
 function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps): void | Promise<void> {
   const signed = auth.strategies.filter((name) => strategyOf(deps, name).kind === 'signed');
-  if (signed.length) return authenticateSigned(request, auth, deps, signed);
+  if (signed.length) return authenticateSigned(request, signed.map((n) => [n, strategyOf(deps, n)]), deps.clock.now(), Boolean(auth.optional), (d) => refusal(auth, deps, d));
   const header = request.headers.authorization;
   if (!header) {
     if (auth.optional) return;
@@ -244,25 +244,6 @@ function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps):
     return found instanceof Promise ? found.then((credentials) => proceed(i, credentials)) : proceed(i, found);
   };
   return attempt(0);
-}
-
-/**
- * An inbound webhook: the first `signed` strategy whose credential the request carries proves it
- * (`find` answers the credentials, or throws the refusal its sender's protocol calls for).
- */
-function authenticateSigned(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps, names: StrategyName[]): void | Promise<void> {
-  for (const name of names) {
-    const strategy = strategyOf(deps, name);
-    const credential = strategy.fromRequest!(request);
-    if (credential === null) continue;
-    const accept = (credentials: unknown): void => {
-      if (!credentials) throw refusal(auth, deps, 'The signed credential was not accepted');
-      request.auth = { strategy: name, credentials };
-    };
-    const found = strategy.find(credential, deps.clock.now());
-    return found instanceof Promise ? found.then(accept) : accept(found);
-  }
-  if (!auth.optional) throw refusal(auth, deps, 'The request carries no signed credential');
 }
 
 /** preHandler of routes that take a single-use token: validation has passed, so the token is spent now. */

@@ -84,7 +84,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<PasswordRoutesDeps> = asy
       body: body({ email: email(), service: Type.Optional(service), redirectTo: Type.Optional(redirectTo), resume: Type.Optional(resume), metricsContext: Type.Optional(metricsContext) }),
       response: responses(Type.Object({ passwordForgotToken: hex64, ...ForgotReply }), ['ACCOUNT_UNKNOWN', 'RESET_PASSWORD_WITH_SECONDARY_EMAIL', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT']),
     },
-  }, async (req) => passwords.forgotSendCode(req.body.email, { service: req.body.service ?? req.query.service, redirectTo: req.body.redirectTo, resume: req.body.resume }, contextOf(req)));
+  }, async (req) => passwords.forgot.sendCode(req.body.email, { service: req.body.service ?? req.query.service, redirectTo: req.body.redirectTo, resume: req.body.resume }, contextOf(req)));
 
   app.post('/password/forgot/resend_code', {
     config: { auth: 'passwordForgotToken', rateLimit: { actions: ['passwordForgotResendCode'] } },
@@ -96,7 +96,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<PasswordRoutesDeps> = asy
       body: body({ email: email(), service: Type.Optional(service), redirectTo: Type.Optional(redirectTo), resume: Type.Optional(resume), metricsContext: Type.Optional(metricsContext) }),
       response: responses(Type.Object(ForgotReply), ['FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT'], { auth: true }),
     },
-  }, async (req) => passwords.forgotResendCode(credentialsOf(req, 'passwordForgotToken'), req.body.email));
+  }, async (req) => passwords.forgot.resendCode(credentialsOf(req, 'passwordForgotToken'), req.body.email));
 
   app.get('/password/forgot/status', {
     config: { auth: 'passwordForgotToken' },
@@ -104,7 +104,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<PasswordRoutesDeps> = asy
       tags: [TAG], summary: 'Tries and time left on a forgot token',
       response: responses(Type.Object({ tries: Type.Integer(), ttl: Type.Integer() }), [], { input: false, auth: true }),
     },
-  }, async (req) => passwords.forgotStatus(credentialsOf(req, 'passwordForgotToken')));
+  }, async (req) => passwords.forgot.status(credentialsOf(req, 'passwordForgotToken')));
 
   app.post('/password/forgot/verify_code', {
     config: { auth: 'passwordForgotToken', rateLimit: { actions: ['passwordForgotVerifyCode'], failed: { INVALID_VERIFICATION_CODE: 'passwordForgotVerifyCodeFailed' } } },
@@ -119,7 +119,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<PasswordRoutesDeps> = asy
       }),
       response: responses(Type.Object({ accountResetToken: hex64 }), ['INVALID_VERIFICATION_CODE', 'THROTTLED'], { auth: true }),
     },
-  }, async (req) => passwords.forgotVerifyCode(credentialsOf(req, 'passwordForgotToken'), req.body.code));
+  }, async (req) => passwords.forgot.verifyCode(credentialsOf(req, 'passwordForgotToken'), req.body.code));
 
   app.post('/password/forgot/send_otp', {
     config: { auth: 'none', rateLimit: { actions: ['passwordForgotSendOtp'] } },
@@ -131,7 +131,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<PasswordRoutesDeps> = asy
       response: responses(Type.Object({}), ['ACCOUNT_UNKNOWN', 'RESET_PASSWORD_WITH_SECONDARY_EMAIL', 'FAILED_TO_SEND_EMAIL', 'BOUNCE_HARD', 'BOUNCE_SOFT', 'BOUNCE_COMPLAINT']),
     },
   }, async (req) => {
-    await passwords.forgotSendOtp(req.body.email, contextOf(req));
+    await passwords.forgot.sendOtp(req.body.email, contextOf(req));
     return {};
   });
 
@@ -143,7 +143,7 @@ export const passwordRoutes: FastifyPluginAsyncTypebox<PasswordRoutesDeps> = asy
       body: body({ email: email(), code: Type.String({ pattern: '^[0-9]{8}$' }), metricsContext: Type.Optional(metricsContext) }),
       response: responses(Type.Object({ code: Type.String(), emailToHashWith: Type.String(), token: hex64, uid }), ['ACCOUNT_UNKNOWN', 'RESET_PASSWORD_WITH_SECONDARY_EMAIL', 'INVALID_VERIFICATION_CODE', 'EXPIRED_TOKEN_VERIFICATION_CODE', 'THROTTLED']),
     },
-  }, async (req) => passwords.forgotVerifyOtp(req.body.email, req.body.code));
+  }, async (req) => passwords.forgot.verifyOtp(req.body.email, req.body.code));
 
   app.post('/account/reset', {
     config: { auth: 'accountResetToken', stretches: true, rateLimit: { actions: [], failed: { RECOVERY_KEY_INVALID: 'recoveryKeyCheckFailed' } } },

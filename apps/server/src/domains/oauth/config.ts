@@ -4,7 +4,7 @@ import { defineConfig, int, str, type ConfigValues } from '../../config-schema.j
 const list = (raw: string): string[] => raw.split(',').map((s) => s.trim()).filter(Boolean);
 
 // The OAuth server's configuration. Clients live in the database; OAUTH_CLIENTS_FILE seeds them at
-// start (see clients.ts for the format) and the admin command manages them afterwards.
+// start (see clients/file.ts for the format) and the admin command manages them afterwards.
 
 export const oauthConfig = defineConfig({
   clientsFile: {

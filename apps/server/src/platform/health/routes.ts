@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { HealthDeps } from './index.js';
-import { heartbeat, readVersion, type VersionInfo } from './service.js';
+import { apiIndex, heartbeat, readVersion, type VersionInfo } from './service.js';
 
 // Operational endpoints, kept out of the OpenAPI document (they are not part of the account API
 // that the SDK wraps); the portal's production page documents them.
@@ -31,17 +31,7 @@ export const apiIndexRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app,
   const at = (path: string) => new URL(path, deps.publicUrl).toString();
   let body: Promise<object> | undefined;
   app.get('/', { schema: { hide: true }, config: { auth: 'none' } }, async () => {
-    body ??= readVersion().then((v) => ({
-      name: 'Tessera account API',
-      version: v.version,
-      links: {
-        openapi: at('/v1/openapi.json'),
-        // The developer portal is served only when it is built (PORTAL_DIR).
-        ...(deps.portal ? { portal: at('/ecosystem-platform/'), apiReference: at('/ecosystem-platform/api') } : {}),
-        heartbeat: at('/__heartbeat__'),
-        version: at('/__version__'),
-      },
-    }));
+    body ??= apiIndex(at, deps.portal);
     return body;
   });
 };

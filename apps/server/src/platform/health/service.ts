@@ -94,3 +94,21 @@ export async function readVersion(root = ROOT): Promise<VersionInfo> {
   const source = remote?.replace(/^([a-z+]+:\/\/)[^@/]*@/i, '$1');
   return { name: 'tessera', version: pkg.version, from: 'package.json', ...(commit ? { commit } : {}), ...(source ? { source } : {}) };
 }
+
+/**
+ * GET /v1: what this API is and where to read about it. `at` makes a path absolute on the public
+ * URL; the developer portal's links are there only when it is served (PORTAL_DIR built).
+ */
+export async function apiIndex(at: (path: string) => string, portal: boolean): Promise<object> {
+  const v = await readVersion();
+  return {
+    name: 'Tessera account API',
+    version: v.version,
+    links: {
+      openapi: at('/v1/openapi.json'),
+      ...(portal ? { portal: at('/ecosystem-platform/'), apiReference: at('/ecosystem-platform/api') } : {}),
+      heartbeat: at('/__heartbeat__'),
+      version: at('/__version__'),
+    },
+  };
+}

@@ -12,6 +12,7 @@ import type { AnyTemplate } from './senders/mail/templates.js';
 import type { Mailer } from './senders/mail/mailer.js';
 import type { SigningKey } from './platform/keys/index.js';
 import type { WebhookSender } from './senders/webhook/index.js';
+import type { JobQueue } from './jobs/index.js';
 import type { PushQueue } from './senders/push/index.js';
 import type { SmsSender } from './senders/sms/index.js';
 import type { TesseraMigration } from './storage/migrations/index.js';
@@ -70,6 +71,11 @@ export interface Platform {
   signingKey: SigningKey;
   /** The signed, retried outgoing webhooks. */
   webhooks: WebhookSender;
+  /**
+   * The storage-backed job queue: a domain registers the handlers of its job kinds and enqueues in
+   * the transaction of the change that calls for the job (it runs once, after the commit).
+   */
+  jobs: JobQueue;
   /** Where the embedded defaults keep their files. */
   dataDir: string;
   mailer: Mailer;

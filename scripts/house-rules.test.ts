@@ -45,10 +45,13 @@ function isFunction(node: ts.Node): node is ts.ArrowFunction | ts.FunctionExpres
   return ts.isArrowFunction(node) || ts.isFunctionExpression(node) || ts.isMethodDeclaration(node);
 }
 
-/** The `handler` members of an object literal (and of the object literals nested in it). */
+/** What a route object (`handler`) and an operation (`handle`, http/operation.ts) call their handler. */
+const HANDLER_KEYS = new Set(['handler', 'handle']);
+
+/** The handler members of an object literal (and of the object literals nested in it). */
 function handlerProperties(node: ts.Node, found: ts.Node[] = []): ts.Node[] {
-  if (ts.isPropertyAssignment(node) && node.name.getText() === 'handler' && isFunction(node.initializer)) found.push(node.initializer);
-  else if (ts.isMethodDeclaration(node) && node.name.getText() === 'handler') found.push(node);
+  if (ts.isPropertyAssignment(node) && HANDLER_KEYS.has(node.name.getText()) && isFunction(node.initializer)) found.push(node.initializer);
+  else if (ts.isMethodDeclaration(node) && HANDLER_KEYS.has(node.name.getText())) found.push(node);
   ts.forEachChild(node, (child) => { handlerProperties(child, found); });
   return found;
 }
@@ -65,8 +68,8 @@ function bodyLines(fn: ts.ArrowFunction | ts.FunctionExpression | ts.MethodDecla
 
 /**
  * The route handlers of one file: the function passed last to `app.get(...)`, `server.post(...)`
- * and the like, the `handler` of `app.route({...})`, and the `handler` of an operation declared with
- * defineOperation()/operation().
+ * and the like, the `handler` of `app.route({...})`, and the `handle` (or `handler`) of an operation
+ * declared with operation()/defineOperation() (http/operation.ts).
  */
 export function routeHandlers(path: string, text: string): Handler[] {
   const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
@@ -125,6 +128,10 @@ describe('house rules', () => {
       '});',
       "app.route({ method: 'GET', url: '/c', handler: async () => 1 });",
       "export const op = defineOperation({ input, doors: [], handler(ctx) { return ctx; } });",
+      "registerOperation(app, operation({ input, handle: async ({ body }) => {",
+      '  const a = body;',
+      '  return a;',
+      '}, doors: [] }));',
       "map.get('key');",
       "cache.set('k', () => 1);",
     ].join('\n');
@@ -133,6 +140,7 @@ describe('house rules', () => {
       { at: 'sample.ts:2', lines: 2 },
       { at: 'sample.ts:6', lines: 1 },
       { at: 'sample.ts:7', lines: 1 },
+      { at: 'sample.ts:8', lines: 2 },
     ]);
   });
 });

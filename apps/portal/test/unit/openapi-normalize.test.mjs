@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { normalizeApi, exampleValue, splitApi, tagSlug } from '../../src/plugins/openapi/normalize.js';
+import { normalizeApi, exampleValue, schemaNode, splitApi, tagSlug } from '../../src/plugins/openapi/normalize.js';
 import { fixtureSpec } from '../build-site.mjs';
 
 const doc = JSON.parse(readFileSync(fixtureSpec, 'utf8'));
@@ -75,4 +75,10 @@ test('tag slugs are URL segments and stay distinct', () => {
   assert.equal(tagSlug('***'), 'other');
   const { pages } = splitApi({ ...api, tags: [{ name: 'A b', d: '', ops: [] }, { name: 'a-B', d: '', ops: [] }] });
   assert.deepEqual(pages.map((p) => p.slug), ['a-b', 'a-b-x']);
+});
+
+test('a named schema a route describes further shows the route\'s words with the schema\'s type and rules', () => {
+  const named = { components: { schemas: { EmailAddress: { type: 'string', maxLength: 255, format: 'email-address', description: 'The rules.' } } } };
+  const node = schemaNode(named, { description: 'The new address.', allOf: [{ $ref: '#/components/schemas/EmailAddress' }] });
+  assert.deepEqual(node, { t: 'string', d: 'The new address.', c: ['format email-address', 'max length 255'] });
 });

@@ -87,8 +87,11 @@ function mergeAllOf(doc, schema) {
     const p = deref(doc, part);
     Object.assign(out.properties, p.properties || {});
     out.required.push(...(p.required || []));
-    if (!out.type && p.type) out.type = p.type;
-    if (!out.description && p.description) out.description = p.description;
+    // A named schema a route describes further ({ description, allOf: [$ref] }): the route's words,
+    // the schema's type and rules.
+    for (const [key, value] of Object.entries(p)) {
+      if (key !== 'properties' && key !== 'required' && out[key] === undefined) out[key] = value;
+    }
   }
   if (!Object.keys(out.properties).length) delete out.properties;
   return out;

@@ -18,7 +18,7 @@ import { bounceLog, emailsDomain } from './domains/emails/index.js';
 import { geoDomain } from './domains/geo/index.js';
 import { linkedAccountsDomain } from './domains/linked-accounts/index.js';
 import { mfaDomain } from './domains/mfa/index.js';
-import { newslettersDomain, NEWSLETTERS_TARGET } from './domains/newsletters/index.js';
+import { newslettersDomain } from './domains/newsletters/index.js';
 import { oauthDomain } from './domains/oauth/index.js';
 import { pagesDomain } from './domains/pages/index.js';
 import { passwordsDomain } from './domains/passwords/index.js';
@@ -27,7 +27,7 @@ import { recoveryPhoneDomain } from './domains/recovery-phone/index.js';
 import { secondaryEmailsDomain } from './domains/secondary-emails/index.js';
 import { securityEventsDomain } from './domains/security-events/index.js';
 import { sessionsDomain } from './domains/sessions/index.js';
-import { supportDomain, SUPPORT_TARGET } from './domains/support/index.js';
+import { supportDomain } from './domains/support/index.js';
 import { tokensDomain } from './domains/tokens/index.js';
 import { twoStepDomain } from './domains/two-step/index.js';
 import { installAuth } from './http/auth.js';
@@ -166,10 +166,6 @@ export async function createApp(options: AppOptions): Promise<App> {
   push.retryOn(jobs, db, clock);
   const webhooks = new WebhookSender({
     db, clock, jobs, log: server.log,
-    targets: {
-      [SUPPORT_TARGET]: (config.support ?? {}).webhookUrl ? { url: (config.support ?? {}).webhookUrl, secret: (config.support ?? {}).webhookSecret } : null,
-      [NEWSLETTERS_TARGET]: (config.newsletters ?? {}).webhookUrl ? { url: (config.newsletters ?? {}).webhookUrl, secret: (config.newsletters ?? {}).webhookSecret } : null,
-    },
     timeoutMs: config.webhooks.timeoutMs, retryBaseMs: config.webhooks.retryBaseSeconds * 1000, retryMaxMs: config.webhooks.retryMaxSeconds * 1000,
   });
   const lifecycle = new AccountLifecycle();

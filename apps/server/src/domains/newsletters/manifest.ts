@@ -1,7 +1,7 @@
 import type { ConfigValues } from '../../config-schema.js';
 import { defineDomain } from '../../manifest.js';
 import { checkNewslettersConfig, newslettersConfig } from './config.js';
-import { createNewslettersDomain } from './index.js';
+import { createNewslettersDomain, NEWSLETTERS_TARGET } from './index.js';
 import type { NewslettersService } from './service.js';
 
 declare module '../../manifest.js' {
@@ -16,5 +16,8 @@ declare module '../../manifest.js' {
 export const newslettersDomain = defineDomain({
   name: 'newsletters',
   config: { key: 'newsletters', title: 'Newsletters', slice: newslettersConfig, check: checkNewslettersConfig },
-  create: ({ platform }) => createNewslettersDomain({ db: platform.db, clock: platform.clock, webhooks: platform.webhooks }),
+  create: ({ config, platform }) => {
+    platform.webhooks.target(NEWSLETTERS_TARGET, config.webhookUrl ? { url: config.webhookUrl, secret: config.webhookSecret } : null);
+    return createNewslettersDomain({ db: platform.db, clock: platform.clock, webhooks: platform.webhooks });
+  },
 });

@@ -1,7 +1,7 @@
 import type { ConfigValues } from '../../config-schema.js';
 import { defineDomain } from '../../manifest.js';
 import { checkSupportConfig, supportConfig } from './config.js';
-import { createSupportDomain } from './index.js';
+import { createSupportDomain, SUPPORT_TARGET } from './index.js';
 import type { SupportService } from './service.js';
 
 declare module '../../manifest.js' {
@@ -24,5 +24,8 @@ export const supportDomain = defineDomain({
   name: 'support',
   rateLimits: RATE_LIMITS,
   config: { key: 'support', title: 'Support tickets', slice: supportConfig, check: checkSupportConfig },
-  create: ({ config, platform }) => createSupportDomain({ db: platform.db, clock: platform.clock, webhooks: platform.webhooks, secret: config.secret }),
+  create: ({ config, platform }) => {
+    platform.webhooks.target(SUPPORT_TARGET, config.webhookUrl ? { url: config.webhookUrl, secret: config.webhookSecret } : null);
+    return createSupportDomain({ db: platform.db, clock: platform.clock, webhooks: platform.webhooks, secret: config.secret });
+  },
 });

@@ -21,8 +21,8 @@ export interface WebhookTarget {
 export interface WebhookSenderDeps {
   db: Kysely<Database>;
   clock: Clock;
-  /** By target name; a target without a URL is not configured (enqueueing to it is an error). */
-  targets: Record<string, WebhookTarget | null>;
+  /** By target name; a target without a URL is not configured (enqueueing to it is an error). Domains add theirs with `target()`. */
+  targets?: Record<string, WebhookTarget | null>;
   timeoutMs: number;
   retryBaseMs: number;
   retryMaxMs: number;
@@ -46,24 +46,32 @@ export const webhookKind = (target: string): string => `webhook.${target}`;
 export class WebhookSender {
   readonly jobs: JobQueue;
   private readonly delivered = new Map<string, DeliveredHandler>();
+  private readonly targets: Record<string, WebhookTarget | null> = {};
 
   constructor(private readonly deps: WebhookSenderDeps) {
     this.jobs = deps.jobs ?? new JobQueue(deps.clock, new JobRunner({ db: deps.db, clock: deps.clock, log: deps.log, ...(deps.scheduler ? { scheduler: deps.scheduler } : {}) }));
-    // Only configured targets are run here: deliveries of one no longer configured wait in the
-    // table (not spun on) until it is configured again.
-    for (const [name, target] of Object.entries(deps.targets)) {
-      if (!target?.url) continue;
-      this.jobs.runner.register<Delivery>(webhookKind(name), {
-        run: (job) => this.post(target, job),
-        done: async (trx, job) => this.delivered.get(name)?.(trx, job.payload.event, job.payload.body),
-        // The waits of WEBHOOK_RETRY_*; an attempt holds its delivery for twice its timeout.
-        retry: { baseMs: deps.retryBaseMs, maxMs: deps.retryMaxMs, leaseMs: deps.timeoutMs * 2 },
-      });
-    }
+    for (const [name, target] of Object.entries(deps.targets ?? {})) this.target(name, target);
+  }
+
+  /**
+   * Declares a target (a domain does, from its own settings: support, newsletters). Only configured
+   * targets are run here: deliveries of one no longer configured wait in the table (not spun on)
+   * until it is configured again.
+   */
+  target(name: string, target: WebhookTarget | null): void {
+    if (name in this.targets) throw new Error(`webhook target ${name} is declared twice`);
+    this.targets[name] = target;
+    if (!target?.url) return;
+    this.jobs.runner.register<Delivery>(webhookKind(name), {
+      run: (job) => this.post(target, job),
+      done: async (trx, job) => this.delivered.get(name)?.(trx, job.payload.event, job.payload.body),
+      // The waits of WEBHOOK_RETRY_*; an attempt holds its delivery for twice its timeout.
+      retry: { baseMs: this.deps.retryBaseMs, maxMs: this.deps.retryMaxMs, leaseMs: this.deps.timeoutMs * 2 },
+    });
   }
 
   configured(target: string): boolean {
-    return Boolean(this.deps.targets[target]?.url);
+    return Boolean(this.targets[target]?.url);
   }
 
   /** Called (in a transaction) once a delivery of `target` was accepted: e.g. marks the ticket forwarded. */

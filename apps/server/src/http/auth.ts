@@ -4,7 +4,8 @@ import { TOKEN_TYPES, type TokenType } from '@tessera/protocol';
 import { parseHawk, verifyHawk, type HawkConfig, type NonceStore, type ParsedHawk } from './hawk.js';
 import type { Clock } from '../clock.js';
 import { hookList } from './route-hooks.js';
-import { authenticateSigned } from './signed-auth.js';
+import { signedPreHandler } from './signed-auth.js';
+import { securityRequirements } from './auth-openapi.js';
 import { withDeclaredErrors } from './responses.js';
 import type { TSchema } from '@sinclair/typebox';
 
@@ -81,7 +82,7 @@ export const SESSION_STATES: readonly SessionState[] = ['unconfirmed', 'confirme
 export interface StrategyCredentials {}
 export type StrategyName = keyof StrategyCredentials & string;
 export type StrategyMap = { [N in StrategyName]?: TokenStrategy<StrategyCredentials[N]> };
-type AnyStrategy = TokenStrategy<unknown>;
+export type AnyStrategy = TokenStrategy<unknown>;
 
 export interface RouteAuth {
   strategies: StrategyName[];
@@ -193,8 +194,6 @@ function candidates(header: string, auth: RouteAuth, deps: AuthDeps): Candidate[
  * database read, Redis), and then the rest continues asynchronously.
  */
 function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps): void | Promise<void> {
-  const signed = auth.strategies.filter((name) => strategyOf(deps, name).kind === 'signed');
-  if (signed.length) return authenticateSigned(request, signed.map((n) => [n, strategyOf(deps, n)]), deps.clock.now(), Boolean(auth.optional), (d) => refusal(auth, deps, d));
   const header = request.headers.authorization;
   if (!header) {
     if (auth.optional) return;
@@ -280,11 +279,17 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
       const existing = hookList(route.preHandler);
       route.preHandler = [spendAfterValidation, ...existing] as typeof route.preHandler;
     }
+    // A signed request's credential is in its body: the body's schema answers first (as the
+    // route's own validation always did), then the strategy proves what it carries.
+    if (isSigned(auth, deps)) {
+      const check = signedPreHandler(signedOf(auth, deps), Boolean(auth.optional), (d) => refusal(auth, deps, d), () => deps.clock.now());
+      route.preHandler = [check, ...hookList(route.preHandler)] as typeof route.preHandler;
+    }
   });
   // Callback style: most requests authenticate synchronously and need no promise at all.
   app.addHook('preValidation', (request, _reply, done) => {
     const auth = normaliseAuth(request.routeOptions.config.auth);
-    if (!auth) return done();
+    if (!auth || isSigned(auth, deps)) return done();
     let result: void | Promise<void>;
     try {
       result = authenticate(request, auth, deps);
@@ -349,49 +354,10 @@ export function credentialsOf<N extends StrategyName>(request: FastifyRequest, .
   return auth.credentials as StrategyCredentials[N];
 }
 
-// OpenAPI: one Bearer and one Hawk scheme per onepw token kind, one Bearer scheme for OAuth tokens.
-
-/** The OpenAPI scheme of a `jwt` strategy: `<strategy>TokenBearer` (the SDK names its argument `<strategy>Token`). */
-export const jwtSchemeName = (strategy: string) => `${strategy}TokenBearer`;
-
-export function securitySchemes(strategies: StrategyMap = {}): Record<string, unknown> {
-  const schemes: Record<string, unknown> = {};
-  for (const [type, { prefix }] of Object.entries(TOKEN_TYPES)) {
-    schemes[`${type}Bearer`] = {
-      type: 'http', scheme: 'bearer', bearerFormat: `${prefix}<tokenId>`,
-      description: `\`Authorization: Bearer ${prefix}<tokenId>\` — the ${type}'s derived id (64 hex), HKDF(${type}, "${type}") bytes 0–32. Refused (401/110) once the token has been used with Hawk.`,
-    };
-    schemes[`${type}Hawk`] = {
-      type: 'http', scheme: 'Hawk',
-      description: `Hawk 1 with id = the ${type}'s tokenId and key = its authKey (HKDF bytes 32–64), SHA-256, over the server's public host and port.`,
-    };
-  }
-  schemes.oauthBearer = {
-    type: 'http', scheme: 'bearer', bearerFormat: '64 hex or JWT',
-    description: 'An OAuth access token issued by this server: `Authorization: Bearer <64 hex>`, or `Bearer <JWT>` for clients registered for JWT access tokens.',
-  };
-  for (const [name, strategy] of Object.entries(strategies) as [string, AnyStrategy][]) {
-    if (strategy.kind !== 'jwt') continue;
-    schemes[jwtSchemeName(name)] = { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: strategy.description };
-  }
-  return schemes;
+/** The route's strategies proven by an inbound webhook's own signed credential (see signed-auth.ts). */
+function signedOf(auth: RouteAuth, deps: AuthDeps): [StrategyName, TokenStrategy<unknown>][] {
+  return auth.strategies.filter((name) => strategyOf(deps, name).kind === 'signed').map((name) => [name, strategyOf(deps, name)]);
 }
+const isSigned = (auth: RouteAuth, deps: AuthDeps) => signedOf(auth, deps).length > 0;
 
-function securityRequirements(auth: RouteAuth, strategies: StrategyMap): Record<string, string[]>[] {
-  const reqs: Record<string, string[]>[] = [];
-  for (const name of auth.strategies) {
-    const kind = (strategies[name] as AnyStrategy).kind;
-    // OpenAPI 3.1 §4.8.30: for non-OAuth schemes the array lists the roles the operation needs.
-    // A signed request proves itself in its documented body: no header scheme to name.
-    if (kind === 'signed') continue;
-    if (kind === 'jwt') reqs.push({ [jwtSchemeName(name)]: auth.scope !== undefined ? [auth.scope] : [] });
-    else if (kind === 'oauth') reqs.push({ oauthBearer: [] });
-    else reqs.push({ [`${kind}Bearer`]: [] }, { [`${kind}Hawk`]: [] });
-  }
-  if (auth.optional) reqs.push({});
-  const seen = new Set<string>();
-  return reqs.filter((r) => {
-    const key = JSON.stringify(r);
-    return seen.has(key) ? false : (seen.add(key), true);
-  });
-}
+export { jwtSchemeName, securitySchemes } from './auth-openapi.js';

@@ -27,3 +27,19 @@ export function authenticateSigned(
   }
   if (!optional) throw refuse('The request carries no signed credential');
 }
+
+/** preHandler of a signed route: validation has passed, so the body's credential is there to prove. */
+export function signedPreHandler(
+  strategies: [StrategyName, TokenStrategy<unknown>][], optional: boolean, refuse: (detail: string) => AppError, now: () => number,
+) {
+  return (request: FastifyRequest, _reply: unknown, done: (err?: Error) => void): void => {
+    let result: void | Promise<void>;
+    try {
+      result = authenticateSigned(request, strategies, now(), optional, refuse);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (result instanceof Promise) result.then(() => done(), (err: Error) => done(err));
+    else done();
+  };
+}

@@ -64,9 +64,9 @@ export const linkedAccountRoutes: FastifyPluginAsyncTypebox<{ linked: LinkedAcco
     config: { auth: 'appleNotification', rateLimit: { actions: ['linkedAccountNotification'] } },
     schema: {
       tags: [TAG], summary: 'Apple\'s server-to-server notifications',
-      description: 'Register this URL with Apple. The body\'s `payload` is a JWT signed by Apple, proven by the appleNotification auth strategy (checked like an id_token: Apple\'s keys, issuer, one of the Apple client ids as audience, at most a day old; else 400/107 on `payload`; a body without a `payload` is 401/110). `consent-revoked` disables the Apple link and `account-delete` removes it; both end the sessions it opened. `email-disabled` and `email-enabled` (private relay forwarding) update the address kept with the link. A subject that is not linked changes nothing. 503/202 unless LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED.',
+      description: 'Register this URL with Apple. The body\'s `payload` is a JWT signed by Apple, proven by the appleNotification auth strategy once the body is valid (checked like an id_token: Apple\'s keys, issuer, one of the Apple client ids as audience, at most a day old; else 400/107 on `payload`). `consent-revoked` disables the Apple link and `account-delete` removes it; both end the sessions it opened. `email-disabled` and `email-enabled` (private relay forwarding) update the address kept with the link. A subject that is not linked changes nothing. 503/202 unless LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED.',
       body: Type.Object({ payload: jwt('The notification: a JWT signed by Apple whose `events` claim holds type, sub and (for email events) email.') }),
-      response: responses(Type.Object({}), ['THIRD_PARTY_ACCOUNT_ERROR', 'FEATURE_NOT_ENABLED'], { auth: true }),
+      response: responses(Type.Object({}), ['THIRD_PARTY_ACCOUNT_ERROR', 'FEATURE_NOT_ENABLED']),
     },
   }, async (req) => {
     await linked.appleNotification(credentialsOf(req, 'appleNotification'), contextOf(req));

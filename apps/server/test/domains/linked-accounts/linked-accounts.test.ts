@@ -246,14 +246,15 @@ describe.each(httpDialects())('linked accounts (%s)', (dialect) => {
       await expectError(t.client.linkedAccountAppleNotification({ payload: forged }), 'INVALID_PARAMETER', 400);
     });
 
-    it('declares its auth like every other route: the appleNotification strategy, which refuses a body without its signed payload', async () => {
+    it('declares its auth like every other route: the appleNotification strategy, which proves the payload once the body\'s schema passed', async () => {
       const doc = await (await fetch(`${t.url}/v1/openapi.json`)).json() as { paths: Record<string, { post: { 'x-auth': unknown; security: unknown } }> };
       expect(doc.paths['/v1/linked_account/apple/notification']!.post['x-auth']).toEqual({ strategies: ['appleNotification'] });
       // The credential is in the documented body: no header scheme to present.
       expect(doc.paths['/v1/linked_account/apple/notification']!.post.security).toEqual([]);
       const reply = await fetch(`${t.url}/v1/linked_account/apple/notification`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      expect(reply.status).toBe(401);
-      expect(await reply.json()).toMatchObject({ errno: 110 });
+      // The body's schema answers first, as before the strategy existed: 400/108, payload missing.
+      expect(reply.status).toBe(400);
+      expect(await reply.json()).toMatchObject({ errno: 108 });
     });
   });
 });

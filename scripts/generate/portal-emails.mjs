@@ -1,5 +1,5 @@
 // Every email the server sends: its template name, when it goes out, its subject, and what
-// automation headers it carries. From apps/server/src/senders/mail/templates.ts.
+// automation headers it carries: the templates every domain manifest declares (its emails.ts).
 import { composeDeclarations, DOMAINS, SUPPORTED_LOCALES, translator } from '@tessera/server/docs';
 import { cell, code, table, HEADER } from '../../apps/portal/scripts/markdown.mjs';
 
@@ -17,7 +17,7 @@ export async function outputs({ domains = DOMAINS } = {}) {
     const headers = Object.keys(tpl.headers(SAMPLE));
     return [code(name), cell(tpl.sentWhen), cell(content.subject.replace(SAMPLE.code, '<code>')), headers.map(code).join(', ') || '—'];
   });
-  const content = HEADER('apps/server/src/senders/mail/templates.ts and the emails each domain manifest declares') +
+  const content = HEADER('the emails each domain manifest declares (domains/<name>/emails.ts)') +
     `${rows.length} templates; languages: ${SUPPORTED_LOCALES.map(code).join(', ')}. Every message has a plain-text and an HTML part and the header ${code('X-Tessera-Template')}.\n\n` +
     table(['Template', 'Sent when', 'Subject (en)', 'Headers for automation'], rows) + '\n';
   return [{ path: 'apps/portal/docs/_generated/emails.md', content }];

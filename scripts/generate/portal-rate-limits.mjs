@@ -1,5 +1,5 @@
 // The rate-limiting rules in force by default and which routes count as which action: the
-// portal's rate-limiting page, from apps/server/src/domains/customs/rules.ts (the rules) and the
+// portal's rate-limiting page, from the rules each domain manifest declares (customs' own in rules.ts) and the
 // routes' `config.rateLimit` (as the OpenAPI document's `x-rate-limit` states it).
 import { composeDeclarations, DOMAINS, formatDuration, parseRules } from '@tessera/server/docs';
 import { openApiDocument } from './_openapi-document.mjs';

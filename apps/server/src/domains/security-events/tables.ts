@@ -8,7 +8,7 @@ export interface SecurityEventsTable {
   /** Counts in insertion order: events of the same millisecond list newest first by it. */
   id: Generated<number>;
   uid: string;
-  /** What happened: a name of domains/security-events/names.ts (`account.login`, `session.destroy`, …). */
+  /** What happened: a name some domain's manifest declares (`account.login`, `session.destroy`, …). */
   name: string;
   /** 1 when it came from a confirmed session, or itself proved the mailbox or the password. */
   verified: number;

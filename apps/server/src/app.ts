@@ -35,7 +35,7 @@ import { installDeclaredErrorCheck, type UndeclaredError } from './http/declared
 import { NonceCache } from './http/hawk.js';
 import { installOpenApi } from './http/openapi.js';
 import { installPortal } from './http/portal.js';
-import { allowedRedirect } from './http/redirect.js';
+import { allowedRedirect } from './platform/redirect.js';
 import { connectRedis, RedisNonceStore } from './http/redis-nonces.js';
 import { JobQueue, JobRunner } from './jobs/index.js';
 import { createHealthDomain } from './platform/health/index.js';

@@ -5,9 +5,6 @@ import { allowedRedirect } from '../platform/redirect.js';
 // with 400/107, as the incumbent does, so a client learns of its mistake at once instead of
 // through a link that silently drops it.
 
-// The composition root still names the rule from here while app.ts moves to platform/redirect.ts.
-export { allowedRedirect };
-
 /**
  * Refuses a body's `redirectTo` that is not an absolute http(s) URL on an allowed origin
  * (PUBLIC_URL, CONTENT_URL and REDIRECT_ALLOWED_ORIGINS): 400/107 naming the rule and the origins.

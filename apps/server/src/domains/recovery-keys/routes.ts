@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { appError } from '@tessera/errors';
@@ -24,6 +25,16 @@ export const recoveryData = Type.String({
   description: 'kB encrypted under the recovery key: a compact JWE (alg dir, enc A256GCM, kid = recoveryKeyId), at most 1024 characters.',
 });
 const hint = Type.String({ maxLength: 255, pattern: DISPLAY_SAFE_PATTERN, description: 'Where the person keeps the key, in their words: at most 255 display-safe characters; empty clears it.' });
+
+/**
+ * Issue 22, hole 5: the hint goes only to whoever proved the address (a confirmed session, or the
+ * forgot token of verify_otp); a waiting sign-in or a send_code token learns only `exists`.
+ */
+function provedAddress(req: FastifyRequest): boolean {
+  return req.auth?.strategy === 'passwordForgotToken'
+    ? forgotTokenProven(credentialsOf(req, 'passwordForgotToken'))
+    : isSessionVerified(credentialsOf(req, 'sessionToken'));
+}
 
 export const recoveryKeyRoutes: FastifyPluginAsyncTypebox<{ recoveryKeys: RecoveryKeysService }> = async (app, { recoveryKeys }) => {
   app.get('/recoveryKey/:recoveryKeyId', {
@@ -54,17 +65,12 @@ export const recoveryKeyRoutes: FastifyPluginAsyncTypebox<{ recoveryKeys: Recove
       }), [], { auth: true }),
     },
   }, async (req) => {
-    if (req.auth) {
-      // Issue 22, hole 5: the hint goes only to whoever proved the address (a confirmed session, or
-      // the forgot token of verify_otp); a waiting sign-in or a send_code token learns only `exists`.
-      const proven = req.auth.strategy === 'passwordForgotToken'
-        ? forgotTokenProven(credentialsOf(req, 'passwordForgotToken'))
-        : isSessionVerified(credentialsOf(req, 'sessionToken'));
-      const found = await recoveryKeys.exists(credentialsOf(req, 'sessionToken', 'passwordForgotToken').uid);
-      return proven ? found : { exists: found.exists };
+    if (!req.auth) {
+      if (req.body.email === undefined) throw appError('MISSING_PARAMETER', { param: 'email' }, 'Missing parameter in request body: email (required without a session or forgot token)');
+      return recoveryKeys.existsForEmail(req.body.email);
     }
-    if (req.body.email === undefined) throw appError('MISSING_PARAMETER', { param: 'email' }, 'Missing parameter in request body: email (required without a session or forgot token)');
-    return recoveryKeys.existsForEmail(req.body.email);
+    const found = await recoveryKeys.exists(credentialsOf(req, 'sessionToken', 'passwordForgotToken').uid);
+    return provedAddress(req) ? found : { exists: found.exists };
   });
 
   app.post('/recoveryKey/hint', {

@@ -20,10 +20,23 @@ function parseSchema(source) {
     }
     const fields = { ...(m[2] ? notes[m[2]] ?? {} : {}) };
     let pending = '';
+    // A note is the JSDoc comment before the field, on one line or several (` * ` continuation lines).
+    let open = null;
     for (const line of m[3].split('\n')) {
       const doc = line.match(/\/\*\*\s*(.*?)\s*\*\//);
       if (doc) {
         pending = doc[1];
+        continue;
+      }
+      if (open !== null) {
+        const end = line.match(/^\s*\*?\s*(.*?)\s*\*\/\s*$/);
+        open.push((end ? end[1] : line.replace(/^\s*\*\s?/, '')).trim());
+        if (end) [pending, open] = [open.filter(Boolean).join(' '), null];
+        continue;
+      }
+      const start = line.match(/^\s*\/\*\*\s*(.*)$/);
+      if (start) {
+        open = [start[1].trim()];
         continue;
       }
       const field = line.match(/^\s*(\w+)\??:/);

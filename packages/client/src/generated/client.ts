@@ -4880,12 +4880,13 @@ export class TesseraClient {
   /**
    * Apple's server-to-server notifications.
    *
-   * Register this URL with Apple. The body's `payload` is a JWT signed by Apple (checked like an
-   * id_token: Apple's keys, issuer, one of the Apple client ids as audience, at most a day old;
-   * else 400/107 on `payload`). `consent-revoked` disables the Apple link and `account-delete`
-   * removes it; both end the sessions it opened. `email-disabled` and `email-enabled` (private
-   * relay forwarding) update the address kept with the link. A subject that is not linked changes
-   * nothing. 503/202 unless LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED.
+   * Register this URL with Apple. The body's `payload` is a JWT signed by Apple, proven by the
+   * appleNotification auth strategy once the body is valid (checked like an id_token: Apple's keys,
+   * issuer, one of the Apple client ids as audience, at most a day old; else 400/107 on `payload`).
+   * `consent-revoked` disables the Apple link and `account-delete` removes it; both end the
+   * sessions it opened. `email-disabled` and `email-enabled` (private relay forwarding) update the
+   * address kept with the link. A subject that is not linked changes nothing. 503/202 unless
+   * LINKED_ACCOUNT_APPLE_NOTIFICATIONS_ENABLED.
    *
    * `POST /v1/linked_account/apple/notification`. No authentication.
    *

@@ -1,8 +1,8 @@
 // ESLint rule `tessera/domain-boundaries`: the domain contract of apps/server (README "Layout").
 //   - A domain imports another domain only through that domain's index.ts, never its store,
 //     service, routes or any other file.
-//   - http/, storage/ and platform/ import no domain at all, but for one composition: storage/schema.ts
-//     imports, type-only, each domain's tables.ts (its row types) to compose the Database type.
+//   - http/, storage/ and platform/ import no domain at all (a domain adds its tables to storage's
+//     Database type from its own tables.ts, by declaration merging).
 //   - Floors (apps/server/src/floors.json): a domain imports only domains of a lower floor, or of
 //     its own floor when the import closes no cycle between domains (the cycle is looked for in
 //     the imports of every file under domains/, type-only ones included); every domain is listed.
@@ -25,11 +25,6 @@ const isStore = (segments) => {
   const file = segments.at(-1).replace(/\.(js|ts)$/, '');
   return file === 'store' || file.endsWith('-store') || segments.slice(0, -1).includes('store');
 };
-/** storage/schema.ts's type-only import of a domain's tables.ts: how the Database type is composed. */
-function composesTables(from, target, node) {
-  const typeOnly = (n) => n?.importKind === 'type' || n?.exportKind === 'type';
-  return from.segments.join('/') === 'storage/schema.ts' && posix.join(...target.rest) === 'tables.js' && typeOnly(node.parent);
-}
 const isRoutes = (segments) => /^(.*-)?routes\.ts$/.test(segments.at(-1));
 
 /** The table names a call's first argument spells out: `'accounts as a'` → accounts; an array of them. */
@@ -47,7 +42,7 @@ export const domainBoundaries = {
     docs: { description: 'Domains import each other only through index.ts, downwards or without a cycle; stores name only their own tables; routes import no store; http/, storage/ and platform/ import no domain.' },
     messages: {
       notIndex: "'{{source}}' reaches into the {{target}} domain: import it through '{{target}}/index.js' (its service, types and hooks).",
-      layer: "'{{source}}' imports the {{target}} domain from {{top}}/: {{top}}/ must not depend on any domain (move the shared piece to {{top}}/ or a shared module; only storage/schema.ts imports, type-only, a domain's tables.ts).",
+      layer: "'{{source}}' imports the {{target}} domain from {{top}}/: {{top}}/ must not depend on any domain (move the shared piece to {{top}}/ or a shared module).",
       unlisted: "The {{domain}} domain is not in floors.json: give it a floor (and its tables) there.",
       upward: "'{{source}}' imports the {{target}} domain (floor {{targetFloor}}, {{targetFloorName}}) from the {{domain}} domain (floor {{floor}}, {{floorName}}): a domain imports only lower floors. Invert it (the lower domain declares a port, the higher one provides it) or move the piece down.",
       cycle: "'{{source}}' closes a cycle between domains: {{path}}. Same-floor imports may not go round; move the shared piece down a floor or invert one arrow.",
@@ -93,7 +88,6 @@ export const domainBoundaries = {
       }
       if (!target?.domain) return;
       if (LAYERS.has(from.top)) {
-        if (composesTables(from, target, node)) return;
         context.report({ node, messageId: 'layer', data: { source, target: target.domain, top: from.top } });
         return;
       }

@@ -87,3 +87,9 @@ export interface AccountCoreTables {
   account_code_failures: AccountCodeFailuresTable;
   account_reset_code_failures: AccountResetCodeFailuresTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends AccountCoreTables {}
+}

@@ -13,3 +13,9 @@ export interface UnblockCodesTable {
 export interface AccountsTables {
   unblock_codes: UnblockCodesTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends AccountsTables {}
+}

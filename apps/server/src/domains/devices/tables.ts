@@ -50,3 +50,9 @@ export interface DevicesTables {
   devices: DevicesTable;
   device_commands: DeviceCommandsTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends DevicesTables {}
+}

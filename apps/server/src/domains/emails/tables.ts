@@ -15,3 +15,9 @@ export interface EmailBouncesTable {
 export interface EmailsTables {
   email_bounces: EmailBouncesTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends EmailsTables {}
+}

@@ -41,3 +41,9 @@ export interface LinkedAccountsTables {
   linked_account_sessions: LinkedAccountSessionsTable;
   linked_account_tokens: LinkedAccountTokensTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends LinkedAccountsTables {}
+}

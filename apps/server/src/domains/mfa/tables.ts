@@ -23,3 +23,9 @@ export interface MfaOtpCodesTable {
 export interface MfaTables {
   mfa_otp_codes: MfaOtpCodesTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends MfaTables {}
+}

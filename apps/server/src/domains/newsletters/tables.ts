@@ -14,3 +14,9 @@ export interface AccountNewslettersTable {
 export interface NewslettersTables {
   account_newsletters: AccountNewslettersTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends NewslettersTables {}
+}

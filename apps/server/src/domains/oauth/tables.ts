@@ -125,3 +125,9 @@ export interface OauthTables {
   oauth_refresh_tokens: OauthRefreshTokensTable;
   oauth_retired_refresh_tokens: OauthRetiredRefreshTokensTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends OauthTables {}
+}

@@ -17,3 +17,9 @@ export interface PasswordForgotOtpsTable {
 export interface PasswordsTables {
   password_forgot_otps: PasswordForgotOtpsTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends PasswordsTables {}
+}

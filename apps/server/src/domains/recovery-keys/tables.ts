@@ -22,3 +22,9 @@ export interface RecoveryKeysTable {
 export interface RecoveryKeysTables {
   recovery_keys: RecoveryKeysTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends RecoveryKeysTables {}
+}

@@ -28,3 +28,9 @@ export interface RecoveryPhoneTables {
   recovery_phones: RecoveryPhonesTable;
   recovery_phone_codes: RecoveryPhoneCodesTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends RecoveryPhoneTables {}
+}

@@ -25,3 +25,9 @@ export interface SecurityEventsTable {
 export interface SecurityEventsTables {
   security_events: SecurityEventsTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends SecurityEventsTables {}
+}

@@ -49,3 +49,9 @@ export interface SessionTokensTable {
 export interface SessionsTables {
   session_tokens: SessionTokensTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends SessionsTables {}
+}

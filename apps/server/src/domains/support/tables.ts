@@ -21,3 +21,9 @@ export interface SupportTicketsTable {
 export interface SupportTables {
   support_tickets: SupportTicketsTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends SupportTables {}
+}

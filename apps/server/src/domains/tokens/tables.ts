@@ -52,3 +52,9 @@ export interface TokensTables {
   password_forgot_tokens: PasswordForgotTokensTable;
   password_change_tokens: PasswordChangeTokensTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends TokensTables {}
+}

@@ -32,3 +32,9 @@ export interface TwoStepTables {
   totp: TotpTable;
   recovery_codes: RecoveryCodesTable;
 }
+
+// The Database type is every composed domain's tables: this domain adds its own from its folder.
+declare module '../../storage/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Database extends TwoStepTables {}
+}

@@ -15,6 +15,7 @@ declare module '../../manifest.js' {
 
 export const accountCoreDomain = defineDomain({
   name: 'account-core',
+  tables: new URL('./tables.js', import.meta.url).href,
   migrations: MIGRATIONS,
   key: 'records',
   config: { key: 'accounts', title: 'Accounts', slice: accountsConfig },

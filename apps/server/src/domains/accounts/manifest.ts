@@ -52,6 +52,7 @@ accountDestroy                   : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const accountsDomain = defineDomain({
   name: 'accounts',
+  tables: new URL('./tables.js', import.meta.url).href,
   migrations: MIGRATIONS,
   emails: EMAILS,
   rateLimits: RATE_LIMITS,

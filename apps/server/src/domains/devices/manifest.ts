@@ -24,6 +24,7 @@ invokeDeviceCommand              : uid      : 1000 : 24 hours  : 1 hour     : bl
 
 export const devicesDomain = defineDomain({
   name: 'devices',
+  tables: new URL('./tables.js', import.meta.url).href,
   migrations: MIGRATIONS,
   rateLimits: RATE_LIMITS,
   needs: ['sessions', 'emails', 'linkedAccounts', 'oauth'],

@@ -36,6 +36,7 @@ verifySessionCode                : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const emailsDomain = defineDomain({
   name: 'emails',
+  tables: new URL('./tables.js', import.meta.url).href,
   emails: EMAILS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,

@@ -37,6 +37,7 @@ linkedAccountNotification        : ip       : 1000 : 15 minutes : 15 minutes : b
 
 export const linkedAccountsDomain = defineDomain({
   name: 'linked-accounts',
+  tables: new URL('./tables.js', import.meta.url).href,
   migrations: MIGRATIONS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,

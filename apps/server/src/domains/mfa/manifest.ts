@@ -40,6 +40,7 @@ mfaOtpCodeVerify                 : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const mfaDomain = defineDomain({
   name: 'mfa',
+  tables: new URL('./tables.js', import.meta.url).href,
   migrations: MIGRATIONS,
   emails: EMAILS,
   rateLimits: RATE_LIMITS,

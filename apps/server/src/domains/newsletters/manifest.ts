@@ -15,6 +15,7 @@ declare module '../../manifest.js' {
 
 export const newslettersDomain = defineDomain({
   name: 'newsletters',
+  tables: new URL('./tables.js', import.meta.url).href,
   config: { key: 'newsletters', title: 'Newsletters', slice: newslettersConfig, check: checkNewslettersConfig },
   create: ({ config, platform }) => {
     platform.webhooks.target(NEWSLETTERS_TARGET, config.webhookUrl ? { url: config.webhookUrl, secret: config.webhookSecret } : null);

@@ -38,6 +38,7 @@ oauthIntrospect                  : ip       : 20000 : 15 minutes : 15 minutes : 
 
 export const oauthDomain = defineDomain({
   name: 'oauth',
+  tables: new URL('./tables.js', import.meta.url).href,
   migrations: MIGRATIONS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,

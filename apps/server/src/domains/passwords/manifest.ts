@@ -45,6 +45,7 @@ passwordForgotVerifyOtpPerDay    : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const passwordsDomain = defineDomain({
   name: 'passwords',
+  tables: new URL('./tables.js', import.meta.url).href,
   emails: EMAILS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,

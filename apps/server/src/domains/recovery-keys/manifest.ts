@@ -34,6 +34,7 @@ recoveryKeyCreate                : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const recoveryKeysDomain = defineDomain({
   name: 'recovery-keys',
+  tables: new URL('./tables.js', import.meta.url).href,
   migrations: MIGRATIONS,
   emails: EMAILS,
   rateLimits: RATE_LIMITS,

@@ -41,6 +41,7 @@ recoveryPhoneCheck               : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const recoveryPhoneDomain = defineDomain({
   name: 'recovery-phone',
+  tables: new URL('./tables.js', import.meta.url).href,
   migrations: MIGRATIONS,
   emails: EMAILS,
   rateLimits: RATE_LIMITS,

@@ -17,6 +17,7 @@ declare module '../../manifest.js' {
 
 export const securityEventsDomain = defineDomain({
   name: 'security-events',
+  tables: new URL('./tables.js', import.meta.url).href,
   migrations: MIGRATIONS,
   needs: ['geo'],
   config: { key: 'securityEvents', title: 'Security events', slice: securityEventsConfig },

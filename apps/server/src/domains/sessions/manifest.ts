@@ -25,6 +25,7 @@ declare module '../security-events/index.js' {
 
 export const sessionsDomain = defineDomain({
   name: 'sessions',
+  tables: new URL('./tables.js', import.meta.url).href,
   securityEvents: SECURITY_EVENTS,
   needs: ['securityEvents', 'geo', 'tokens'],
   config: { key: 'signin', title: 'Sign-in confirmation', slice: signinConfig },

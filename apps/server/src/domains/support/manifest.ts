@@ -22,6 +22,7 @@ supportTicket                    : ip       : 100 : 24 hours   : 15 minutes : ba
 
 export const supportDomain = defineDomain({
   name: 'support',
+  tables: new URL('./tables.js', import.meta.url).href,
   rateLimits: RATE_LIMITS,
   config: { key: 'support', title: 'Support tickets', slice: supportConfig, check: checkSupportConfig },
   create: ({ config, platform }) => {

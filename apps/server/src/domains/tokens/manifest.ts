@@ -19,6 +19,7 @@ declare module '../../manifest.js' {
 
 export const tokensDomain = defineDomain({
   name: 'tokens',
+  tables: new URL('./tables.js', import.meta.url).href,
   config: { key: 'tokens', title: 'Token lifetimes', slice: tokenConfig },
   create: ({ config, platform }) => {
     const domain = createTokensDomain({ db: platform.db, secrets: platform.secrets, config });

@@ -42,6 +42,7 @@ totpCreate                       : ip_uid   : 10  : 15 minutes : 15 minutes : bl
 
 export const twoStepDomain = defineDomain({
   name: 'two-step',
+  tables: new URL('./tables.js', import.meta.url).href,
   migrations: MIGRATIONS,
   emails: EMAILS,
   rateLimits: RATE_LIMITS,

@@ -68,9 +68,9 @@ async function platformTableSources(root) {
   return files;
 }
 
-/** A domain's tables.ts given by module URL: the built .js file maps back to its source. */
+/** A domain's tables.ts given by module URL (`./tables.js` beside its manifest, built or not): its source file. */
 function sourceOf(url) {
-  return fileURLToPath(url).replace(/\/dist\/(.*)\.js$/, '/src/$1.ts');
+  return fileURLToPath(url).replace(/\/dist\/(.*)$/, '/src/$1').replace(/\.js$/, '.ts');
 }
 
 /** `domains`: another domain list than the server's DOMAINS (a test composes one with a fixture domain). */

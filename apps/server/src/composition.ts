@@ -1,6 +1,7 @@
 import { ConfigError, readConfig, type ConfigKey, type ConfigSlice, type Env } from './config-schema.js';
 import type { Domain } from './domain.js';
 import type { AnyManifest, ComposedDeclarations, DomainContext, DomainServices, DomainSettings, Platform } from './manifest.js';
+import floorsTable from './floors.json' with { type: 'json' };
 import type { AnyTemplate } from './senders/mail/templates.js';
 import { MIGRATIONS, type TesseraMigration } from './storage/migrations/index.js';
 
@@ -90,7 +91,10 @@ export function serviceKeyOf(manifest: AnyManifest): string {
 export async function buildDomains(
   manifests: readonly AnyManifest[], platform: Platform, config: Record<string, Record<string, unknown>>,
 ): Promise<{ domains: Domain[]; services: Record<string, unknown> }> {
+  checkFloorOrder(manifests);
   const services: Record<string, unknown> = {};
+  /** Which domain offers each service key (its own, or one it provides). */
+  const providers = new Map<string, string>();
   // What `needs` may name: every domain's key, and what domains declare they provide (checked once built).
   const known = new Set(manifests.map(serviceKeyOf));
   // Settings of another domain's slice need that domain in `needs`; platform slices are everyone's.
@@ -125,11 +129,45 @@ export async function buildDomains(
     creating = false;
     if (domain.name !== manifest.name) throw new Error(`domain ${manifest.name} returned the name ${domain.name}`);
     services[serviceKeyOf(manifest)] = domain.service;
+    providers.set(serviceKeyOf(manifest), manifest.name);
     for (const [key, provided] of Object.entries(domain.provides ?? {})) {
       if (key in services) throw new Error(`domain ${manifest.name} provides ${key}, which another domain provides`);
       services[key] = provided;
+      providers.set(key, manifest.name);
     }
     domains.push(domain);
   }
+  checkNeeds(manifests, providers);
   return { domains, services };
+}
+
+/** Each domain's floor (floors.json, which the lint rule reads too); a domain it does not list (a test's fixture) stands above them all. */
+const FLOOR = new Map(floorsTable.floors.flatMap((floor, i) => Object.keys(floor.domains).map((name) => [name, i] as const)));
+const floorOf = (name: string): number => FLOOR.get(name) ?? floorsTable.floors.length;
+const floorName = (name: string): string => floorsTable.floors[floorOf(name)]?.name ?? 'above the floors';
+
+/** The list goes up the floors, never down (a domain is built after those it stands on). */
+export function checkFloorOrder(manifests: readonly AnyManifest[]): void {
+  for (let i = 1; i < manifests.length; i++) {
+    const [before, after] = [manifests[i - 1]!, manifests[i]!];
+    if (floorOf(after.name) < floorOf(before.name)) {
+      throw new Error(`domain ${after.name} (${floorName(after.name)}) is composed after ${before.name} (${floorName(before.name)}): list the domains floor by floor`);
+    }
+  }
+}
+
+/**
+ * What the lint rule cannot see in imports: a domain `needs` only services of its own floor or
+ * below. A lower floor that needs something of a higher one declares a port the higher domain
+ * fills (accounts' relyingPartiesPort, which OAuth fills).
+ */
+function checkNeeds(manifests: readonly AnyManifest[], providers: Map<string, string>): void {
+  for (const manifest of manifests) {
+    for (const need of manifest.needs ?? []) {
+      const provider = providers.get(need)!;
+      if (floorOf(provider) > floorOf(manifest.name)) {
+        throw new Error(`domain ${manifest.name} (${floorName(manifest.name)}) needs ${need} of ${provider} (${floorName(provider)}), a floor above: declare a port in ${manifest.name} that ${provider} fills`);
+      }
+    }
+  }
 }

@@ -3,9 +3,11 @@ import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerHeader, deriveTokenKeys } from '@tessera/protocol';
-import { DOMAINS } from '../src/app.js';
+import { createApp, DOMAINS, migrationsOf } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { migrateToLatest, openStorage } from '../src/storage/db.js';
 import type { AnyManifest } from '../src/manifest.js';
-import { createTestServer, verifiedAccount, type TestServer } from './harness.js';
+import { createTestServer, testSigningKey, verifiedAccount, type TestServer } from './harness.js';
 import { rawRequest } from './helpers.js';
 import { fixtureNotesDomain } from './fixtures/notes-domain/index.js';
 
@@ -84,5 +86,43 @@ describe('a server composed with the fixture domain', () => {
     const blocked = await add('third');
     expect(blocked.status).toBe(429);
     expect(blocked.body.errno).toBe(114);
+  }, 60_000);
+});
+
+describe('composition refuses a list that breaks the floors', () => {
+  /** Builds an app over an in-memory database from `domains`; resolves to the error, if any. */
+  async function compose(domains: readonly AnyManifest[]): Promise<Error | null> {
+    const storage = openStorage('sqlite::memory:');
+    try {
+      await migrateToLatest(storage.db, {}, migrationsOf(domains));
+      const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PORTAL_DIR: '/nonexistent', AUTH_SECRET: 'a'.repeat(64) }, domains);
+      const app = await createApp({ config, storage, logger: false, signingKey: testSigningKey(), domains });
+      await app.close();
+      return null;
+    } catch (err) {
+      return err as Error;
+    } finally {
+      await storage.destroy();
+    }
+  }
+
+  it('builds the server\'s own list', async () => {
+    expect(await compose(DOMAINS)).toBeNull();
+  }, 60_000);
+
+  it('refuses a domain listed below a domain of a higher floor', async () => {
+    const swapped = DOMAINS.filter((d) => d.name !== 'oauth');
+    swapped.splice(swapped.findIndex((d) => d.name === 'accounts'), 0, DOMAINS.find((d) => d.name === 'oauth')!);
+    expect((await compose(swapped))?.message).toMatch(/domain accounts \(sign-in methods\) is composed after oauth \(relying parties\)/);
+  }, 60_000);
+
+  it('refuses a domain that needs a service of a higher floor (it declares a port instead)', async () => {
+    const upward = DOMAINS.map((d) => (d.name === 'accounts' ? { ...d, needs: [...(d.needs ?? []), 'oauth'] } : d));
+    expect((await compose(upward))?.message).toMatch(/domain accounts \(sign-in methods\) needs oauth of oauth \(relying parties\), a floor above/);
+  }, 60_000);
+
+  it('refuses a domain that reads a service it did not name in needs', async () => {
+    const sneaky = DOMAINS.map((d) => (d.name === 'pages' ? { ...d, create: (ctx: Parameters<typeof d.create>[0]) => (void (ctx.services as never as { oauth: unknown }).oauth, d.create(ctx as never)) } : d));
+    expect((await compose(sneaky as readonly AnyManifest[]))?.message).toMatch(/domain pages reads the oauth service without naming it in needs/);
   }, 60_000);
 });

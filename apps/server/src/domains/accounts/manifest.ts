@@ -5,9 +5,16 @@ import { createAccountsDomain, type AccountsService } from './index.js';
 import type { RelyingParties } from './relying-parties.js';
 import type { AccountSetupService } from './setup.js';
 
+/** Accounts' RelyingParties port, filled by the domain that implements it. */
+export interface RelyingPartiesPort {
+  accept(implementation: RelyingParties): void;
+}
+
 declare module '../../manifest.js' {
   interface DomainServices {
     accounts: AccountsService;
+    /** Where the relying parties' domain (OAuth, a floor above) hands in what accounts asks of it. */
+    relyingPartiesPort: RelyingPartiesPort;
     /** The setup links' state, for the page they open (GET /finish_setup). */
     accountSetup: Pick<AccountSetupService, 'setupLinkStatus'>;
   }
@@ -57,19 +64,24 @@ export const accountsDomain = defineDomain({
   emails: EMAILS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
-  needs: ['records', 'sessions', 'tokens', 'oauth', 'emails', 'customs', 'securityEvents', 'linkedAccounts', 'twoStep', 'secondaryEmails'],
+  needs: ['records', 'sessions', 'tokens', 'emails', 'customs', 'securityEvents', 'linkedAccounts', 'twoStep', 'secondaryEmails'],
   create: ({ platform, services, settings }) => {
     const accounts = settings('accounts');
     const signin = settings('signin');
-    const relyingParties = (): RelyingParties => services.oauth;
+    // OAuth sits a floor above: it hands its side of the RelyingParties port in when it is composed
+    // (relyingPartiesPort below); until then stub accounts and profile timestamps have no relying party.
+    let relyingParties: RelyingParties | null = null;
+    const port = (): RelyingParties => {
+      if (!relyingParties) throw new Error('no relying parties: the oauth domain is not composed');
+      return relyingParties;
+    };
     const domain = createAccountsDomain({
       db: platform.db, clock: platform.clock, scrypt: platform.scrypt, records: services.records, sessions: services.sessions, tokens: services.tokens,
-      // Read at request time: OAuth is composed on the floor above (it provides accounts' RelyingParties port).
       oauth: {
-        findClient: (db, clientId) => relyingParties().findClient(db, clientId),
-        clientSecretMatches: (client, secret) => relyingParties().clientSecretMatches(client, secret),
-        issueAccessToken: (db, t) => relyingParties().issueAccessToken(db, t),
-        timestampFor: (token, field, value) => relyingParties().timestampFor(token, field, value),
+        findClient: (db, clientId) => port().findClient(db, clientId),
+        clientSecretMatches: (client, secret) => port().clientSecretMatches(client, secret),
+        issueAccessToken: (db, t) => port().issueAccessToken(db, t),
+        timestampFor: (token, field, value) => port().timestampFor(token, field, value),
       },
       confirmations: services.emails, secret: platform.authSecret, issuer: platform.server.publicUrl, mailer: platform.mailer,
       blocks: services.customs, unblockCodeLifetimeMs: accounts.unblockCodeLifetimeSeconds * 1000,
@@ -84,6 +96,7 @@ export const accountsDomain = defineDomain({
         forcedEmail: signin.forcedEmailPattern ? new RegExp(signin.forcedEmailPattern, 'i') : null,
       },
     });
-    return { ...domain, provides: { accountSetup: domain.setupLinks } };
+    const relyingPartiesPort: RelyingPartiesPort = { accept: (implementation) => void (relyingParties = implementation) };
+    return { ...domain, provides: { accountSetup: domain.setupLinks, relyingPartiesPort } };
   },
 });

@@ -42,7 +42,7 @@ export const oauthDomain = defineDomain({
   migrations: MIGRATIONS,
   rateLimits: RATE_LIMITS,
   securityEvents: SECURITY_EVENTS,
-  needs: ['records', 'securityEvents', 'twoStep'],
+  needs: ['records', 'securityEvents', 'twoStep', 'relyingPartiesPort'],
   config: { key: 'oauth', title: 'OAuth and OpenID Connect', slice: oauthConfig },
   create: async ({ config, platform, services }) => {
     const domain = createOAuthDomain({
@@ -52,6 +52,8 @@ export const oauthDomain = defineDomain({
       securityEvents: services.securityEvents, writeEpoch: platform.writeEpoch,
       secondFactor: { required: (db, uid) => services.twoStep.isEnabled(uid, db) },
     });
+    // Accounts (a floor below) asks its relying parties for stub clients and profile timestamps.
+    services.relyingPartiesPort.accept(domain.service);
     // OAUTH_CLIENTS_FILE registers (or updates) its clients at every start; a bad entry stops the start.
     if (config.clientsFile) await domain.service.seedClients(platform.db, readClientsFile(config.clientsFile, platform.clock.now()));
     return domain;

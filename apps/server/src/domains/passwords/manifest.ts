@@ -1,3 +1,5 @@
+// Its tables join the Database type (tables.ts extends it) wherever the manifest is compiled.
+import type {} from './tables.js';
 import { defineDomain } from '../../manifest.js';
 import { EMAILS } from './emails.js';
 import { createPasswordsDomain } from './index.js';

@@ -1,5 +1,5 @@
-import { emailClaim, OidcVerifier, truthy, type OidcDeps, type OidcSettings } from './oidc.js';
-import { refused, type IdentityProvider, type ProviderEvent, type ProviderIdentity } from './port.js';
+import { oidcIdentityProvider, OidcVerifier, type OidcDeps, type OidcSettings } from './oidc.js';
+import { refused, type IdentityProvider, type ProviderEvent } from './port.js';
 
 // Apple's adapter of the provider port: Sign in with Apple's id_tokens, and its server-to-server
 // notifications (a JWT Apple signs whose `events` claim says what happened to a person's Apple
@@ -10,19 +10,13 @@ const NOTIFICATION_MAX_AGE_SECONDS = 86_400;
 
 export function appleProvider(settings: OidcSettings, deps: OidcDeps): IdentityProvider {
   const oidc = new OidcVerifier('apple', settings, deps);
+  const shared = oidcIdentityProvider('apple', oidc);
   return {
-    name: 'apple',
+    name: shared.name,
     get enabled() {
-      return oidc.enabled;
+      return shared.enabled;
     },
-    async verifyIdToken(idToken, nonce): Promise<ProviderIdentity> {
-      const payload = await oidc.verifyIdToken(idToken, nonce);
-      const email = emailClaim(payload);
-      return {
-        provider: 'apple', subject: String(payload.sub), email, emailVerified: email !== null && truthy(payload.email_verified),
-        privateEmail: truthy(payload.is_private_email), expiresAt: (payload.exp ?? 0) * 1000,
-      };
-    },
+    verifyIdToken: shared.verifyIdToken,
     async verifyNotification(jwt): Promise<ProviderEvent> {
       const payload = await oidc.verifyJwt(jwt, 'payload', { requiredClaims: ['iat'], maxTokenAgeSeconds: NOTIFICATION_MAX_AGE_SECONDS });
       return parseAppleEvent(payload.events);

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { appError } from '@tessera/errors';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Clock } from '../../../clock.js';
-import { notEnabled, refused, type Provider } from './port.js';
+import { notEnabled, refused, type IdentityProvider, type Provider, type ProviderIdentity } from './port.js';
 
 // What the provider adapters share: checking a provider's signed JWT (an OIDC id_token, or one of
 // Apple's server-to-server notifications) with jose: the signature against the provider's published JWK Set, then `iss`,
@@ -131,4 +131,25 @@ function reasonOf(err: unknown, provider: Provider): string | null {
     case 'ERR_JWS_INVALID': case 'ERR_JWT_INVALID': return 'it is not a signed JWT';
     default: return e.code === 'ERR_JWKS_TIMEOUT' || e.code === 'ERR_JWKS_INVALID' || !e.code?.startsWith('ERR_') ? null : `it does not verify (${e.code})`;
   }
+}
+
+/**
+ * The port's side every OpenID Connect provider shares: enabled when configured, and the identity
+ * an id_token it signed names. An adapter adds what only its provider does (Apple's notifications).
+ */
+export function oidcIdentityProvider(provider: Provider, oidc: OidcVerifier): Pick<IdentityProvider, 'name' | 'enabled' | 'verifyIdToken'> {
+  return {
+    name: provider,
+    get enabled() {
+      return oidc.enabled;
+    },
+    async verifyIdToken(idToken, nonce): Promise<ProviderIdentity> {
+      const payload = await oidc.verifyIdToken(idToken, nonce);
+      const email = emailClaim(payload);
+      return {
+        provider, subject: String(payload.sub), email, emailVerified: email !== null && truthy(payload.email_verified),
+        privateEmail: truthy(payload.is_private_email), expiresAt: (payload.exp ?? 0) * 1000,
+      };
+    },
+  };
 }

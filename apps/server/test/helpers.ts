@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { isTesseraError, type TesseraApiError } from '@tessera/client';
@@ -78,3 +79,12 @@ export async function rawRequest(origin: string, method: string, path: string, o
 
 /** `n` random hex characters. */
 export const hex = (n: number) => randomBytes(Math.ceil(n / 2)).toString('hex').slice(0, n);
+
+/** A TCP port free on 127.0.0.1 right now (for a server process a test starts itself). */
+export async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address() as { port: number };
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}

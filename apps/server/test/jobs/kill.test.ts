@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +9,7 @@ import { openStorage } from '../../src/storage/db.js';
 import { DELIVERY_HEADER } from '../../src/senders/webhook/index.js';
 import { freshDatabase } from '../harness.js';
 import { storageDialects } from '../storage/fixtures.js';
+import { freePort } from '../helpers.js';
 
 // kill -9 between commit and delivery (issue 23): the real server files a support ticket (the
 // ticket and its webhook delivery commit in one transaction) and starts delivering it; the
@@ -21,14 +21,6 @@ const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as { port: number };
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
 
 /** A helpdesk that holds every request while `holding`, and accepts (200) them otherwise. */
 function helpdesk() {

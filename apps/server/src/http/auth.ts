@@ -358,6 +358,7 @@ export function credentialsOf<N extends StrategyName>(request: FastifyRequest, .
 function signedOf(auth: RouteAuth, deps: AuthDeps): [StrategyName, TokenStrategy<unknown>][] {
   return auth.strategies.filter((name) => strategyOf(deps, name).kind === 'signed').map((name) => [name, strategyOf(deps, name)]);
 }
-const isSigned = (auth: RouteAuth, deps: AuthDeps) => signedOf(auth, deps).length > 0;
+/** Checked on every request: no array is made for it. */
+const isSigned = (auth: RouteAuth, deps: AuthDeps) => auth.strategies.some((name) => strategyOf(deps, name).kind === 'signed');
 
 export { jwtSchemeName, securitySchemes } from './auth-openapi.js';

@@ -76,7 +76,7 @@ function sourceOf(url) {
 /** `domains`: another domain list than the server's DOMAINS (a test composes one with a fixture domain). */
 export async function outputs({ root, domains = DOMAINS }) {
   const declared = composeDeclarations(domains);
-  const files = [...new Set([...await platformTableSources(root), ...declared.tables.map((t) => sourceOf(t.url))])];
+  const files = [...new Set([...await platformTableSources(root), ...declared.tables.map(sourceOf)])];
   const source = (await Promise.all(files.map((f) => readFile(f, 'utf8')))).join('\n');
   const { notes, tables } = parseSchema(source);
   const storage = openStorage('sqlite::memory:');

@@ -171,7 +171,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const lifecycle = new AccountLifecycle();
   const warn = (message: string, err: unknown) => server.log.warn({ reason: (err as Error).message }, message);
   const platform: Platform = {
-    db, writeEpoch: storage.writeEpoch, clock, log: server.log, warn, server: config.server, production, publicUrl, dataDir: config.server.dataDir,
+    db, writeEpoch: storage.writeEpoch, clock, log: server.log, warn, server: config.server, publicUrl,
     redis, signingKey, webhooks, jobs, mailer, scrypt, secrets: new TokenSecrets(authSecret), authSecret, push,
     sms: options.smsSender !== undefined ? options.smsSender : smsSenderFrom(config.sms, { dataDir: config.server.dataDir, production, log: server.log }),
     allowedOrigins, link, secretOr, lifecycle, composition: declarations,

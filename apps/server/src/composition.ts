@@ -46,7 +46,7 @@ export function readComposedConfig(slices: Record<string, TitledSlice>, domains:
 export interface Declarations extends ComposedDeclarations {
   migrations: Record<string, TesseraMigration>;
   /** Module URLs of the domains' tables.ts files, for the database page. */
-  tables: { domain: string; url: string }[];
+  tables: string[];
 }
 
 function mergeNamed<V>(into: Record<string, V>, from: Record<string, V> | undefined, what: string, domain: string): void {
@@ -65,13 +65,13 @@ export function composeDeclarations(domains: readonly AnyManifest[]): Declaratio
   const emails: Record<string, AnyTemplate> = {};
   const migrations: Record<string, TesseraMigration> = { ...MIGRATIONS };
   const rules: string[] = [];
-  const tables: Declarations['tables'] = [];
+  const tables: string[] = [];
   for (const d of domains) {
     mergeNamed(securityEvents, d.securityEvents, 'security event', d.name);
     mergeNamed(emails, d.emails, 'email template', d.name);
     mergeNamed(migrations, d.migrations, 'migration', d.name);
     if (d.rateLimits) rules.push(`# ${d.name}\n${d.rateLimits}`);
-    if (d.tables) tables.push({ domain: d.name, url: d.tables });
+    if (d.tables) tables.push(d.tables);
   }
   // One global order: a domain's migration sorts by its number among everyone's.
   const ordered = Object.fromEntries(Object.entries(migrations).sort(([a], [b]) => a.localeCompare(b)));

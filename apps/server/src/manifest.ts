@@ -63,7 +63,6 @@ export interface Platform {
   warn(message: string, err: unknown): void;
   /** The server slice (PUBLIC_URL, caches, …): every domain may read it. */
   server: Values<typeof serverConfig>;
-  production: boolean;
   publicUrl: URL;
   /** REDIS_URL's connection, for state instances share (null: kept in process). */
   redis: Redis | null;
@@ -76,8 +75,6 @@ export interface Platform {
    * the transaction of the change that calls for the job (it runs once, after the commit).
    */
   jobs: JobQueue;
-  /** Where the embedded defaults keep their files. */
-  dataDir: string;
   mailer: Mailer;
   scrypt: ScryptPool;
   secrets: TokenSecrets;

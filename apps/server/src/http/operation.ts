@@ -160,7 +160,14 @@ export function doorRoute(op: AnyOperation, door: AnyOperation['doors'][number])
   };
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const received: DoorInput = { body: request.body, query: request.query, params: request.params };
-    const value = await op.handle({ ...received, ...door.wire?.input?.(received), caller: door.caller(request), request: contextOf(request) });
+    // The request context is read only by the handlers that ask for it (parsing Accept-Language costs).
+    let context: RequestContext | undefined;
+    const value = await op.handle({
+      ...received, ...door.wire?.input?.(received), caller: door.caller(request),
+      get request() {
+        return (context ??= contextOf(request));
+      },
+    });
     for (const [name, text] of Object.entries(door.headers ?? {})) reply.header(name, text);
     return door.wire?.reply ? door.wire.reply(value) : value;
   };

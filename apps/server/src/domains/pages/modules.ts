@@ -35,9 +35,13 @@ function moduleFolders(): Record<string, string> {
 }
 
 let folders: Record<string, string> | undefined;
+/** Each module read once: the built packages do not change while the server runs. */
+const sources = new Map<string, string>();
 
 function moduleSource(pkg: string, file: string): string | undefined {
   if (!MODULE_FILE.test(file)) return undefined;
+  const cached = sources.get(`${pkg}/${file}`);
+  if (cached !== undefined) return cached;
   try {
     folders ??= moduleFolders();
   } catch {
@@ -45,7 +49,10 @@ function moduleSource(pkg: string, file: string): string | undefined {
   }
   const folder = Object.hasOwn(folders, pkg) ? folders[pkg] : undefined;
   const path = folder && join(folder, file);
-  return path && existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+  if (!path || !existsSync(path)) return undefined;
+  const source = readFileSync(path, 'utf8');
+  sources.set(`${pkg}/${file}`, source);
+  return source;
 }
 
 export const moduleRoutes: FastifyPluginAsync = async (app) => {

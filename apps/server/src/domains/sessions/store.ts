@@ -164,13 +164,13 @@ function sessionWithAccount(secondFactor: SecondFactorPort | null) {
 }
 // One per port, dropped with it (each app built in a process, as tests do, hands in its own).
 const lookups = new WeakMap<SecondFactorPort, ReturnType<typeof sessionWithAccount>>();
-const withoutSecondFactor = sessionWithAccount(null);
+const lookupWithoutSecondFactor = sessionWithAccount(null);
 
 type SessionWithAccountRow = Selectable<SessionTokensTable> & AccountSummaryColumns & { second_factor_uid: string | null };
 
 /** The session and its account, with whether the account has a second factor on (`secondFactor`: the two-step domain's port, null without one). */
 export async function findSessionWithAccount(db: Executor, id: string, secondFactor: SecondFactorPort | null): Promise<SessionWithAccount | null> {
-  let lookup = secondFactor ? lookups.get(secondFactor) : withoutSecondFactor;
+  let lookup = secondFactor ? lookups.get(secondFactor) : lookupWithoutSecondFactor;
   if (!lookup) {
     lookup = sessionWithAccount(secondFactor);
     lookups.set(secondFactor!, lookup);

@@ -221,7 +221,6 @@ export async function createApp(options: AppOptions): Promise<App> {
   await server.ready();
   // Jobs a previous process left pending (webhook deliveries among them) run now, then every sweep.
   jobs.runner.start(config.jobs.sweepSeconds * 1000);
-  for (const domain of domains) domain.start?.();
   return {
     server,
     lifecycle,

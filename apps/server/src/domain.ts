@@ -98,8 +98,6 @@ export interface Domain<S = unknown> {
   close?(): void | Promise<void>;
   /** Further services it offers to the domains composed after it, by key (beside `service`). */
   provides?: Record<string, unknown>;
-  /** Starts background work once the server is ready (sweeps, retries left by a previous process). */
-  start?(): void;
 }
 
 type HookName = keyof AccountHooks;
